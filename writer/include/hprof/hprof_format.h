@@ -1,0 +1,145 @@
+/*
+ * hprof_format.h: every constant of the HPROF binary format, in one place.
+ *
+ * Owns: record tags, heap sub-record tags, basic type codes and their sizes,
+ * header strings, flag bits and special line numbers. Nothing else in the
+ * project spells one of these numbers; it includes this header instead.
+ * Sources: the JDK's hprof_b_spec.h (1.0.1/1.0.2), HotSpot's heapDumper.cpp,
+ * and Android's 1.0.3 extensions (ART hprof.cc).
+ */
+#ifndef HPROF_FORMAT_H
+#define HPROF_FORMAT_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+/* Marks the library's public API; everything else has hidden visibility. */
+#if defined(__GNUC__)
+#define HPROF_API __attribute__((visibility("default")))
+#else
+#define HPROF_API
+#endif
+
+/* An HPROF identifier; written with the file's id size (4 or 8 bytes). */
+typedef uint64_t hprof_id;
+
+/* ---- header ---- */
+typedef enum hprof_version {
+    HPROF_VERSION_1_0_1 = 1, /* original agent, JDK <= 5: no segments */
+    HPROF_VERSION_1_0_2 = 2, /* HEAP DUMP SEGMENT + END; what HotSpot writes */
+    HPROF_VERSION_1_0_3 = 3  /* Android (ART); jhat rejects it */
+} hprof_version;
+
+#define HPROF_MAGIC_1_0_1 "JAVA PROFILE 1.0.1"
+#define HPROF_MAGIC_1_0_2 "JAVA PROFILE 1.0.2"
+#define HPROF_MAGIC_1_0_3 "JAVA PROFILE 1.0.3"
+#define HPROF_MAGIC_LEN 18u               /* without the terminating NUL */
+#define HPROF_HEADER_SIZE (HPROF_MAGIC_LEN + 1u + 4u + 8u) /* 31 bytes */
+#define HPROF_RECORD_HEADER_SIZE 9u       /* u1 tag, u4 time, u4 length */
+#define HPROF_U4_MAX 0xFFFFFFFFu
+
+/* ---- top-level record tags ---- */
+enum hprof_tag {
+    HPROF_TAG_UTF8 = 0x01,
+    HPROF_TAG_LOAD_CLASS = 0x02,
+    HPROF_TAG_UNLOAD_CLASS = 0x03,
+    HPROF_TAG_FRAME = 0x04,
+    HPROF_TAG_TRACE = 0x05,
+    HPROF_TAG_ALLOC_SITES = 0x06,
+    HPROF_TAG_HEAP_SUMMARY = 0x07,
+    HPROF_TAG_START_THREAD = 0x0A,
+    HPROF_TAG_END_THREAD = 0x0B,
+    HPROF_TAG_HEAP_DUMP = 0x0C,
+    HPROF_TAG_CPU_SAMPLES = 0x0D,
+    HPROF_TAG_CONTROL_SETTINGS = 0x0E,
+    HPROF_TAG_HEAP_DUMP_SEGMENT = 0x1C,
+    HPROF_TAG_HEAP_DUMP_END = 0x2C
+};
+
+/* ---- heap dump sub-record tags ---- */
+enum hprof_sub {
+    HPROF_GC_ROOT_JNI_GLOBAL = 0x01,   /* id obj, id jni-ref */
+    HPROF_GC_ROOT_JNI_LOCAL = 0x02,    /* id obj, u4 thread, u4 frame */
+    HPROF_GC_ROOT_JAVA_FRAME = 0x03,   /* id obj, u4 thread, u4 frame */
+    HPROF_GC_ROOT_NATIVE_STACK = 0x04, /* id obj, u4 thread */
+    HPROF_GC_ROOT_STICKY_CLASS = 0x05, /* id obj */
+    HPROF_GC_ROOT_THREAD_BLOCK = 0x06, /* id obj, u4 thread */
+    HPROF_GC_ROOT_MONITOR_USED = 0x07, /* id obj */
+    HPROF_GC_ROOT_THREAD_OBJ = 0x08,   /* id obj, u4 thread, u4 trace */
+    HPROF_GC_CLASS_DUMP = 0x20,
+    HPROF_GC_INSTANCE_DUMP = 0x21,
+    HPROF_GC_OBJ_ARRAY_DUMP = 0x22,
+    HPROF_GC_PRIM_ARRAY_DUMP = 0x23,
+    /* Android (1.0.3) extensions; VisualVM knows them, jhat does not */
+    HPROF_GC_ROOT_INTERNED_STRING = 0x89,   /* id obj */
+    HPROF_GC_ROOT_FINALIZING = 0x8A,        /* id obj */
+    HPROF_GC_ROOT_DEBUGGER = 0x8B,          /* id obj */
+    HPROF_GC_ROOT_REFERENCE_CLEANUP = 0x8C, /* id obj */
+    HPROF_GC_ROOT_VM_INTERNAL = 0x8D,       /* id obj */
+    HPROF_GC_ROOT_JNI_MONITOR = 0x8E,       /* id obj, u4 thread, u4 frame */
+    HPROF_GC_ROOT_UNREACHABLE = 0x90,       /* id obj */
+    HPROF_GC_HEAP_DUMP_INFO = 0xFE,         /* u4 heap type, id heap name */
+    HPROF_GC_ROOT_UNKNOWN = 0xFF            /* id obj */
+};
+
+/* ---- basic types (field, array element and constant pool types) ---- */
+enum hprof_type {
+    HPROF_TYPE_OBJECT = 2,
+    HPROF_TYPE_BOOLEAN = 4,
+    HPROF_TYPE_CHAR = 5,
+    HPROF_TYPE_FLOAT = 6,
+    HPROF_TYPE_DOUBLE = 7,
+    HPROF_TYPE_BYTE = 8,
+    HPROF_TYPE_SHORT = 9,
+    HPROF_TYPE_INT = 10,
+    HPROF_TYPE_LONG = 11
+};
+
+/* Size in bytes of a value of type `t` in a file with `id_size`; 0 if `t`
+ * is not a valid basic type. */
+static inline unsigned hprof_type_size(unsigned t, unsigned id_size)
+{
+    switch (t) {
+    case HPROF_TYPE_OBJECT: return id_size;
+    case HPROF_TYPE_BOOLEAN: case HPROF_TYPE_BYTE: return 1;
+    case HPROF_TYPE_CHAR: case HPROF_TYPE_SHORT: return 2;
+    case HPROF_TYPE_FLOAT: case HPROF_TYPE_INT: return 4;
+    case HPROF_TYPE_DOUBLE: case HPROF_TYPE_LONG: return 8;
+    default: return 0;
+    }
+}
+
+/* True for the eight primitive types (valid PRIM ARRAY element types). */
+static inline int hprof_type_is_primitive(unsigned t)
+{
+    return t >= HPROF_TYPE_BOOLEAN && t <= HPROF_TYPE_LONG;
+}
+
+/* ---- flags ---- */
+/* ALLOC SITES u2 flags */
+#define HPROF_SITES_INCREMENTAL 0x0001u
+#define HPROF_SITES_SORT_BY_ALLOC 0x0002u
+#define HPROF_SITES_FORCE_GC 0x0004u
+/* CONTROL SETTINGS u4 flags */
+#define HPROF_CTRL_ALLOC_TRACES 0x00000001u
+#define HPROF_CTRL_CPU_SAMPLING 0x00000002u
+
+/* ---- FRAME line numbers ---- */
+#define HPROF_LINE_UNKNOWN (-1)
+#define HPROF_LINE_COMPILED (-2)
+#define HPROF_LINE_NATIVE (-3)
+
+/* ---- sizes of fixed parts (without the u1 sub-tag), as multiples of id ---- */
+/* CLASS DUMP fixed part: 7 ids + u4 trace + u4 instance size */
+#define HPROF_CLASS_DUMP_FIXED(idsz) (7u * (idsz) + 8u)
+#define HPROF_INSTANCE_DUMP_FIXED(idsz) (2u * (idsz) + 8u)
+#define HPROF_OBJ_ARRAY_DUMP_FIXED(idsz) (2u * (idsz) + 8u)
+#define HPROF_PRIM_ARRAY_DUMP_FIXED(idsz) ((idsz) + 9u)
+
+/* Human-readable names, for tools and messages ("UTF8", "ROOT JNI GLOBAL").
+ * Return NULL for an unknown tag. Defined in the writer library. */
+HPROF_API const char *hprof_tag_name(unsigned tag);
+HPROF_API const char *hprof_sub_name(unsigned sub);
+HPROF_API const char *hprof_type_name(unsigned type); /* "int", "object", ... */
+
+#endif /* HPROF_FORMAT_H */

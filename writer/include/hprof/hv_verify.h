@@ -1,0 +1,76 @@
+/*
+ * hv_verify.h: the verifier: what real HPROF readers (VisualVM, jhat-style
+ * single-pass readers, shark, perflib) choke on, reported with byte offsets.
+ *
+ * It runs the reader over a source (twice when the source can be rewound,
+ * so that references can be resolved against the whole dump) and reports
+ * every problem through a callback: a severity, a stable `kind` key, the
+ * byte offset where it was found and a plain sentence. The kinds:
+ *
+ *   parser's own:   truncated, bad-length, unknown-tag, unknown-subtag,
+ *                   bad-header, crosses-segment, bad-type, io
+ *   heap structure: no-heap-end, zero-length-segment, segments-in-1.0.1,
+ *                   multiple-heap-dumps, sub-after-end
+ *   resolution:     unresolved-utf8, unresolved-class-serial,
+ *                   unresolved-trace, unresolved-frame, unresolved-thread,
+ *                   dangling-ref, missing-class-dump, missing-array-class,
+ *                   missing-load-class, duplicate-id
+ *   layout:         instance-size-mismatch, sites-total-mismatch,
+ *                   samples-total-mismatch
+ *   ordering:       utf8-after-use, frame-after-trace, class-dump-after-instance,
+ *                   load-class-after-class-dump, root-before-thread-object
+ *
+ * Each kind is reported in full up to `max_per_kind` times, then counted.
+ */
+#ifndef HPROF_HV_VERIFY_H
+#define HPROF_HV_VERIFY_H
+
+#include <stdint.h>
+
+#include "hr_reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hv_problem {
+    hr_severity severity;
+    const char *kind;
+    uint64_t offset;
+    const char *message;
+} hv_problem;
+
+typedef struct hv_options {
+    unsigned max_per_kind; /* default 10; 0 = report every one */
+    /* kinds to ignore, NULL-terminated (e.g. {"dangling-ref", NULL} for
+     * HotSpot dumps with CDS, which hold ids of unloaded archived mirrors) */
+    const char *const *ignore;
+    void (*on_problem)(void *ctx, const hv_problem *p); /* may be NULL */
+    void *ctx;
+} hv_options;
+
+typedef struct hv_kind_count {
+    const char *kind;
+    hr_severity severity;
+    uint64_t count;
+} hv_kind_count;
+
+typedef struct hv_result {
+    uint64_t errors;   /* not counting ignored kinds */
+    uint64_t warnings;
+    hr_status parse_status;
+    int resolved_refs; /* 1 if the second (reference) pass ran */
+    unsigned nkinds;   /* per-kind totals, including ignored kinds */
+    hv_kind_count kinds[64];
+} hv_result;
+
+HPROF_API void hv_options_init(hv_options *o);
+/* Verifies the source from its start. Returns 0 if no (non-ignored) problem
+ * was found, 1 if some were, -1 if the verifier itself ran out of memory. */
+HPROF_API int hv_verify(hr_source *src, const hv_options *o, hv_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HPROF_HV_VERIFY_H */

@@ -1,0 +1,262 @@
+/*
+ * hw_writer.h: libhprofwriter's encoder API: sinks, the writer, every record
+ * and heap sub-record of HPROF 1.0.1/1.0.2/1.0.3.
+ *
+ * Contract, shared by every function below:
+ *  - Big-endian output; ids are written with the id size chosen at open (4 or 8).
+ *  - Sticky error: the first failure (a sink errno such as ENOSPC/EPIPE/EBADF,
+ *    or a logical one: EFBIG for a length that does not fit a u4, EOVERFLOW for
+ *    an id that does not fit 4 bytes, EINVAL for misuse) is latched with a
+ *    message. Every later call does nothing and returns that same error.
+ *    Functions return 0 or the latched errno value.
+ *  - No length field is ever written that is not true: a record is either
+ *    emitted whole with its exact length, or refused before any byte of it.
+ *    After an error the bytes that reached the sink form a prefix that ends
+ *    at a buffer boundary; the reader/verifier explain such a prefix.
+ *  - Heap dumps: between hw_heap_begin and hw_heap_end, sub-records go into
+ *    HEAP DUMP SEGMENTs of at most `segment_size` bytes (a sub-record larger
+ *    than that gets a segment of its own), never crossing a segment, never
+ *    an empty segment, closed by HEAP DUMP END. The sink is never seeked, so
+ *    pipes and sockets work. In single mode (one 0x0C HEAP DUMP record, for
+ *    1.0.1 fixtures) the whole dump is held in memory until hw_heap_end.
+ *  - A writer is not thread-safe; callers serialise access.
+ */
+#ifndef HPROF_HW_WRITER_H
+#define HPROF_HW_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hprof_format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ sinks */
+
+typedef struct hw_sink hw_sink;
+
+/* A custom sink's write: deliver all `len` bytes or return an errno value. */
+typedef int (*hw_sink_write_fn)(void *ctx, const void *data, size_t len);
+/* A custom sink's close: release ctx; return 0 or an errno value. */
+typedef int (*hw_sink_close_fn)(void *ctx);
+
+/* Creates/truncates `path` (mode 0644). On failure returns NULL and sets
+ * *err to the errno value. */
+HPROF_API hw_sink *hw_sink_file(const char *path, int *err);
+/* Writes to an open fd (file, pipe, socket). EINTR and short writes are
+ * handled; SIGPIPE is not raised (MSG_NOSIGNAL on sockets). If `owns` the fd
+ * is closed with the sink. */
+HPROF_API hw_sink *hw_sink_fd(int fd, int owns);
+/* Appends to a growable memory buffer; `reserve` is an initial capacity hint.
+ * A memory sink is not destroyed by hw_writer_close: read it with
+ * hw_sink_memory_data, then free it with hw_sink_free. */
+HPROF_API hw_sink *hw_sink_memory(size_t reserve);
+HPROF_API const uint8_t *hw_sink_memory_data(const hw_sink *s, size_t *len);
+/* Caller-defined sink (tests use one that fails with ENOSPC after N bytes). */
+HPROF_API hw_sink *hw_sink_custom(hw_sink_write_fn wr, hw_sink_close_fn cl, void *ctx);
+/* Frees a sink that no writer owns (a memory sink after its writer closed,
+ * or any sink never handed to hw_writer_open). Closes it first if needed. */
+HPROF_API void hw_sink_free(hw_sink *s);
+
+/* ----------------------------------------------------------------- writer */
+
+typedef struct hw_writer hw_writer;
+
+typedef enum hw_heap_mode {
+    HW_HEAP_SEGMENTED = 0, /* 0x1C segments + 0x2C END (default) */
+    HW_HEAP_SINGLE = 1     /* one 0x0C record per dump */
+} hw_heap_mode;
+
+typedef enum hw_clock {
+    HW_CLOCK_REAL = 0, /* header = now (ms); record time = µs since then */
+    HW_CLOCK_FIXED = 1 /* header = `timestamp_ms`, every record time 0: deterministic */
+} hw_clock;
+
+#define HW_DEFAULT_BUFFER_SIZE (1u << 20)
+#define HW_DEFAULT_SEGMENT_SIZE (1u << 20)
+
+typedef struct hw_options {
+    unsigned id_size;       /* 4 or 8; default 8 */
+    hprof_version version;  /* default 1.0.2 */
+    hw_heap_mode heap_mode; /* default segmented */
+    hw_clock clock;         /* default real */
+    uint64_t timestamp_ms;  /* header timestamp for HW_CLOCK_FIXED */
+    size_t buffer_size;     /* output buffer; default 1 MiB, raised to hold a segment */
+    uint32_t segment_size;  /* max bytes of sub-records per segment; default 1 MiB */
+    int io_thread;          /* 1: a helper thread writes while the caller encodes */
+} hw_options;
+
+HPROF_API void hw_options_init(hw_options *o);
+
+/* Opens a writer on `sink` (taking ownership; see hw_sink_memory for the one
+ * exception) and writes the file header. Returns NULL only if out of memory
+ * or options are invalid; then *err (if given) holds the errno value and the
+ * sink has been freed. A header write failure is latched, not returned. */
+HPROF_API hw_writer *hw_writer_open(hw_sink *sink, const hw_options *o, int *err);
+
+/* 0 or the latched errno value. */
+HPROF_API int hw_writer_error(const hw_writer *w);
+/* The latched error as a sentence ("write failed: No space left on device"),
+ * or "" when there is none. Valid until the writer is closed. */
+HPROF_API const char *hw_writer_error_text(const hw_writer *w);
+/* Bytes accepted so far (header included), whether or not flushed. */
+HPROF_API uint64_t hw_writer_offset(const hw_writer *w);
+HPROF_API unsigned hw_writer_id_size(const hw_writer *w);
+/* Pushes buffered bytes to the sink (refused with EINVAL inside a single-mode
+ * heap dump, whose length is not known yet). */
+HPROF_API int hw_writer_flush(hw_writer *w);
+/* Ends an open heap dump (hw_heap_end), flushes, closes the sink, frees the
+ * writer. Returns 0 or the first error; if `msg` is given, the error sentence
+ * is copied there (NUL-terminated, truncated to `msglen`). */
+HPROF_API int hw_writer_close(hw_writer *w, char *msg, size_t msglen);
+
+/* --------------------------------------------------------- plain records */
+
+HPROF_API int hw_utf8(hw_writer *w, hprof_id id, const char *s, size_t len);
+/* Same, with strlen(s). */
+HPROF_API int hw_utf8z(hw_writer *w, hprof_id id, const char *s);
+HPROF_API int hw_load_class(hw_writer *w, uint32_t class_serial, hprof_id class_id,
+                            uint32_t trace_serial, hprof_id name_id);
+HPROF_API int hw_unload_class(hw_writer *w, uint32_t class_serial);
+HPROF_API int hw_frame(hw_writer *w, hprof_id frame_id, hprof_id method_name_id,
+                       hprof_id method_sig_id, hprof_id source_file_id,
+                       uint32_t class_serial, int32_t line);
+HPROF_API int hw_trace(hw_writer *w, uint32_t trace_serial, uint32_t thread_serial,
+                       uint32_t nframes, const hprof_id *frame_ids);
+
+typedef struct hw_alloc_site {
+    uint8_t array_type; /* 0 = not an array, else the element hprof_type */
+    uint32_t class_serial;
+    uint32_t trace_serial;
+    uint32_t live_bytes;
+    uint32_t live_instances;
+    uint32_t alloc_bytes;
+    uint32_t alloc_instances;
+} hw_alloc_site;
+
+typedef struct hw_alloc_sites_head {
+    uint16_t flags; /* HPROF_SITES_* */
+    float cutoff;   /* written as its IEEE-754 bits */
+    uint32_t total_live_bytes;
+    uint32_t total_live_instances;
+    uint64_t total_alloc_bytes;
+    uint64_t total_alloc_instances;
+} hw_alloc_sites_head;
+
+HPROF_API int hw_alloc_sites(hw_writer *w, const hw_alloc_sites_head *h,
+                             const hw_alloc_site *sites, uint32_t nsites);
+HPROF_API int hw_heap_summary(hw_writer *w, uint32_t live_bytes, uint32_t live_instances,
+                              uint64_t alloc_bytes, uint64_t alloc_instances);
+HPROF_API int hw_start_thread(hw_writer *w, uint32_t thread_serial, hprof_id thread_id,
+                              uint32_t trace_serial, hprof_id name_id,
+                              hprof_id group_name_id, hprof_id parent_group_name_id);
+HPROF_API int hw_end_thread(hw_writer *w, uint32_t thread_serial);
+
+typedef struct hw_cpu_sample {
+    uint32_t count;
+    uint32_t trace_serial;
+} hw_cpu_sample;
+
+HPROF_API int hw_cpu_samples(hw_writer *w, uint32_t total, const hw_cpu_sample *s,
+                             uint32_t n);
+HPROF_API int hw_control_settings(hw_writer *w, uint32_t flags, uint16_t depth);
+/* Any record, body given raw (fixtures of unknown tags; converters). Refused
+ * with EINVAL for the heap dump tags, which have their own API. */
+HPROF_API int hw_raw_record(hw_writer *w, uint8_t tag, const void *body, uint32_t len);
+
+/* -------------------------------------------------------------- heap dump */
+
+/* Starts a heap dump. A plain record written while a segmented dump is open
+ * closes the current segment first (single mode refuses it with EINVAL). */
+HPROF_API int hw_heap_begin(hw_writer *w);
+/* Closes the last segment and writes HEAP DUMP END (segmented), or emits the
+ * single 0x0C record (single mode). A dump with no sub-record writes no
+ * segment, only the END (or a 0x0C of length 0 in single mode). */
+HPROF_API int hw_heap_end(hw_writer *w);
+/* Number of HEAP DUMP SEGMENT records written so far (all dumps). */
+HPROF_API uint64_t hw_heap_segments(const hw_writer *w);
+
+/* Roots. Which arguments a tag uses:
+ *   UNKNOWN, STICKY CLASS, MONITOR USED, 0x89-0x8D, 0x90: obj only
+ *   JNI GLOBAL: obj, ref (the JNI global ref id)
+ *   JNI LOCAL, JAVA FRAME, JNI MONITOR (0x8E): obj, thread_serial, frame
+ *   NATIVE STACK, THREAD BLOCK: obj, thread_serial
+ *   THREAD OBJECT: obj, thread_serial, frame = the stack trace serial
+ * Any other tag is refused with EINVAL. */
+HPROF_API int hw_root(hw_writer *w, uint8_t tag, hprof_id obj, uint32_t thread_serial,
+                      uint32_t frame, hprof_id ref);
+/* Android HEAP DUMP INFO (0xFE). */
+HPROF_API int hw_heap_dump_info(hw_writer *w, uint32_t heap_type, hprof_id heap_name_id);
+
+/* A typed value, for constant pool entries and static fields. Object values
+ * and floats are given by bits: `.u` carries the id, or the raw float/double
+ * bits, or the integer value (truncated to the type's size). */
+typedef struct hw_value {
+    uint8_t type; /* hprof_type */
+    uint64_t u;
+} hw_value;
+
+typedef struct hw_cp_entry {
+    uint16_t index;
+    hw_value value;
+} hw_cp_entry;
+
+typedef struct hw_static_field {
+    hprof_id name_id;
+    hw_value value;
+} hw_static_field;
+
+typedef struct hw_field {
+    hprof_id name_id;
+    uint8_t type;
+} hw_field;
+
+typedef struct hw_class_dump {
+    hprof_id class_id;
+    uint32_t trace_serial;
+    hprof_id super_id, loader_id, signers_id, protection_domain_id;
+    hprof_id reserved1, reserved2;
+    uint32_t instance_size; /* bytes of this class's instance data chain */
+    uint16_t ncp;
+    const hw_cp_entry *cp;
+    uint16_t nstatics;
+    const hw_static_field *statics;
+    uint16_t nfields;
+    const hw_field *fields;
+} hw_class_dump;
+
+HPROF_API int hw_class_dump(hw_writer *w, const hw_class_dump *c);
+
+/* INSTANCE DUMP with its field values already encoded (big-endian, this
+ * class's fields, then the super's, ...). */
+HPROF_API int hw_instance_dump(hw_writer *w, hprof_id obj, uint32_t trace_serial,
+                               hprof_id class_id, const void *values, uint32_t nbytes);
+/* OBJ ARRAY DUMP; `elems` may be NULL when n == 0. */
+HPROF_API int hw_obj_array_dump(hw_writer *w, hprof_id obj, uint32_t trace_serial,
+                                hprof_id array_class_id, uint32_t n, const hprof_id *elems);
+/* PRIM ARRAY DUMP; `elems` holds n elements of `type` in the host's native
+ * order (as JNI/JVMTI hand them out); the writer makes them big-endian. */
+HPROF_API int hw_prim_array_dump(hw_writer *w, hprof_id obj, uint32_t trace_serial,
+                                 uint8_t type, uint32_t n, const void *elems);
+
+/* Streaming form of INSTANCE / OBJ ARRAY DUMP for callers that produce the
+ * values one by one (the agent's heap walk): begin with the exact count,
+ * put exactly that many bytes/ids, then end. A mismatch is latched as EINVAL. */
+HPROF_API int hw_instance_begin(hw_writer *w, hprof_id obj, uint32_t trace_serial,
+                                hprof_id class_id, uint32_t nbytes);
+HPROF_API int hw_obj_array_begin(hw_writer *w, hprof_id obj, uint32_t trace_serial,
+                                 hprof_id array_class_id, uint32_t n);
+HPROF_API int hw_put_u1(hw_writer *w, uint8_t v);
+HPROF_API int hw_put_u2(hw_writer *w, uint16_t v);
+HPROF_API int hw_put_u4(hw_writer *w, uint32_t v);
+HPROF_API int hw_put_u8(hw_writer *w, uint64_t v);
+HPROF_API int hw_put_id(hw_writer *w, hprof_id v);
+HPROF_API int hw_sub_end(hw_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HPROF_HW_WRITER_H */

@@ -213,7 +213,7 @@ typedef struct hw_field {
     uint8_t type;
 } hw_field;
 
-typedef struct hw_class_dump {
+typedef struct hw_class {
     hprof_id class_id;
     uint32_t trace_serial;
     hprof_id super_id, loader_id, signers_id, protection_domain_id;
@@ -225,9 +225,9 @@ typedef struct hw_class_dump {
     const hw_static_field *statics;
     uint16_t nfields;
     const hw_field *fields;
-} hw_class_dump;
+} hw_class;
 
-HPROF_API int hw_class_dump(hw_writer *w, const hw_class_dump *c);
+HPROF_API int hw_class_dump(hw_writer *w, const hw_class *c);
 
 /* INSTANCE DUMP with its field values already encoded (big-endian, this
  * class's fields, then the super's, ...). */

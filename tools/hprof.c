@@ -1,0 +1,488 @@
+/*
+ * hprof.c: the `hprof` command-line tool: inspect, verify and summarise
+ * HPROF files, and generate fixtures (fixture.c).
+ *
+ * Exit status, for every command: 0 OK, 1 problems found (or the command
+ * failed on its input), 2 usage error.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fixture.h"
+#include "hprof/hr_reader.h"
+#include "hprof/hv_verify.h"
+#include "hu_map.h"
+
+#define HPROF_EXIT_OK 0
+#define HPROF_EXIT_PROBLEMS 1
+#define HPROF_EXIT_USAGE 2
+
+static const char hprof_usage[] =
+    "usage: hprof COMMAND [options] FILE\n"
+    "\n"
+    "Inspect, verify and generate HPROF files (JAVA PROFILE 1.0.1/1.0.2/1.0.3,\n"
+    "4- or 8-byte ids, plain or gzip). FILE may be - for standard input.\n"
+    "\n"
+    "commands:\n"
+    "  info FILE             header, record and sub-record counts and bytes, read time\n"
+    "  verify [options] FILE report what real readers (VisualVM, jhat, shark...) choke on,\n"
+    "                        with byte offsets; exit 1 if anything is found\n"
+    "      --max N           report at most N problems of each kind in full (default 10)\n"
+    "      --ignore KIND     do not count problems of KIND (repeatable)\n"
+    "      --hotspot         ignore dangling-ref, as HotSpot's own dumps (CDS) hold them\n"
+    "  histo [--top N] FILE  class histogram of the heap dump: instances, shallow bytes,\n"
+    "                        class name, like jmap -histo\n"
+    "  fixture OUT [options] write a deterministic file with every record and sub-record\n"
+    "                        type, for parser tests (hprof fixture --help)\n"
+    "  help                  this text\n"
+    "\n"
+    "exit status: 0 OK, 1 problems found or the input could not be read, 2 usage error\n";
+
+static int hprof_usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "hprof: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nRun 'hprof help' for usage.\n");
+    return HPROF_EXIT_USAGE;
+}
+
+static double hprof_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static hr_source *hprof_open(const char *path)
+{
+    int err = 0;
+    hr_source *s = hr_source_file(path, &err);
+    if (!s)
+        fprintf(stderr, "hprof: cannot open %s: %s\n", path, strerror(err));
+    return s;
+}
+
+/* ----------------------------------------------------------------- info */
+
+typedef struct hprof_info_ctx {
+    hr_header h;
+    uint64_t problems;
+} hprof_info_ctx;
+
+static int hprof_info_header(void *ctx, const hr_header *h)
+{
+    ((hprof_info_ctx *)ctx)->h = *h;
+    return 0;
+}
+
+static void hprof_print_problem(void *ctx, hr_severity sev, const char *kind, uint64_t off,
+                                const char *msg)
+{
+    hprof_info_ctx *c = ctx;
+    c->problems++;
+    printf("  %s at offset %" PRIu64 " [%s]: %s\n", sev == HR_ERROR ? "ERROR" : "warning", off, kind,
+           msg);
+}
+
+static int hprof_cmd_info(int argc, char **argv)
+{
+    if (argc != 2)
+        return hprof_usage_error("info takes exactly one FILE%s", "");
+    hr_source *src = hprof_open(argv[1]);
+    if (!src)
+        return HPROF_EXIT_PROBLEMS;
+    hprof_info_ctx c;
+    memset(&c, 0, sizeof c);
+    hr_callbacks cb = {.on_header = hprof_info_header, .on_problem = hprof_print_problem};
+    static hr_stats st;
+    double t0 = hprof_now();
+    hr_status rc = hr_parse(src, &cb, &c, &st);
+    double dt = hprof_now() - t0;
+    int gz = hr_source_is_gzip(src);
+    hr_source_close(src);
+
+    printf("file:       %s%s\n", argv[1], gz ? " (gzip)" : "");
+    if (c.h.version) {
+        time_t secs = (time_t)(c.h.timestamp_ms / 1000);
+        struct tm tmv;
+        char when[64] = "?";
+        if (gmtime_r(&secs, &tmv))
+            strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tmv);
+        printf("format:     %s, id size %u, timestamp %" PRIu64 " ms (%s)\n", c.h.magic, c.h.id_size,
+               c.h.timestamp_ms, when);
+    }
+    printf("bytes:      %" PRIu64 "\n", st.bytes);
+    printf("\n%-22s %12s %14s\n", "record", "count", "bytes");
+    uint64_t nrec = 0;
+    for (unsigned t = 0; t < 256; t++) {
+        if (!st.records[t])
+            continue;
+        const char *n = hprof_tag_name(t);
+        char unk[32];
+        if (!n) {
+            snprintf(unk, sizeof unk, "unknown 0x%02X", t);
+            n = unk;
+        }
+        printf("%-22s %12" PRIu64 " %14" PRIu64 "\n", n, st.records[t], st.record_bytes[t]);
+        nrec += st.records[t];
+    }
+    printf("%-22s %12" PRIu64 "\n", "total", nrec);
+    uint64_t nsub = 0;
+    for (unsigned t = 0; t < 256; t++)
+        nsub += st.subs[t];
+    if (nsub) {
+        printf("\n%-22s %12s %14s\n", "heap sub-record", "count", "bytes");
+        for (unsigned t = 0; t < 256; t++)
+            if (st.subs[t])
+                printf("%-22s %12" PRIu64 " %14" PRIu64 "\n", hprof_sub_name(t), st.subs[t],
+                       st.sub_bytes[t]);
+        printf("%-22s %12" PRIu64 "\n", "total", nsub);
+    }
+    printf("\nread in %.3f s (%.0f MB/s)\n", dt, dt > 0 ? (double)st.bytes / dt / 1e6 : 0.0);
+    if (rc != HR_OK || c.problems) {
+        printf("%" PRIu64 " problem(s) while parsing; run 'hprof verify' for a full check\n",
+               c.problems);
+        return HPROF_EXIT_PROBLEMS;
+    }
+    return HPROF_EXIT_OK;
+}
+
+/* --------------------------------------------------------------- verify */
+
+static void hprof_verify_print(void *ctx, const hv_problem *p)
+{
+    (void)ctx;
+    printf("%s at offset %" PRIu64 " [%s]: %s\n", p->severity == HR_ERROR ? "ERROR" : "warning",
+           p->offset, p->kind, p->message);
+}
+
+static int hprof_cmd_verify(int argc, char **argv)
+{
+    const char *ignore[64];
+    unsigned nignore = 0;
+    hv_options o;
+    hv_options_init(&o);
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--max") == 0 && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 0)
+                return hprof_usage_error("--max needs a count >= 0, not '%s'", argv[i]);
+            o.max_per_kind = (unsigned)v;
+        } else if (strcmp(argv[i], "--ignore") == 0 && i + 1 < argc) {
+            if (nignore + 2 >= sizeof ignore / sizeof ignore[0])
+                return hprof_usage_error("too many --ignore options%s", "");
+            ignore[nignore++] = argv[++i];
+        } else if (strcmp(argv[i], "--hotspot") == 0) {
+            ignore[nignore++] = "dangling-ref";
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return hprof_usage_error("verify: unknown option '%s'", argv[i]);
+        } else if (path) {
+            return hprof_usage_error("verify takes one FILE; extra argument '%s'", argv[i]);
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path)
+        return hprof_usage_error("verify needs a FILE%s", "");
+    ignore[nignore] = NULL;
+    o.ignore = ignore;
+    o.on_problem = hprof_verify_print;
+    hr_source *src = hprof_open(path);
+    if (!src)
+        return HPROF_EXIT_PROBLEMS;
+    static hv_result res;
+    int rc = hv_verify(src, &o, &res);
+    hr_source_close(src);
+    if (rc < 0) {
+        fprintf(stderr, "hprof: verify ran out of memory on %s\n", path);
+        return HPROF_EXIT_PROBLEMS;
+    }
+    for (unsigned i = 0; i < res.nkinds; i++)
+        printf("  %-32s %10" PRIu64 " %s\n", res.kinds[i].kind, res.kinds[i].count,
+               res.kinds[i].severity == HR_ERROR ? "error(s)" : "warning(s)");
+    printf("%s: %" PRIu64 " error(s), %" PRIu64 " warning(s)%s\n", path, res.errors, res.warnings,
+           res.resolved_refs ? "" : " (references not resolved: the input cannot be re-read)");
+    return rc == 0 ? HPROF_EXIT_OK : HPROF_EXIT_PROBLEMS;
+}
+
+/* ---------------------------------------------------------------- histo */
+
+typedef struct hprof_histo_row {
+    hprof_id class_id;
+    uint64_t count, bytes;
+    const char *name;
+} hprof_histo_row;
+
+typedef struct hprof_histo {
+    unsigned id;
+    hu_map utf8;      /* utf8 id -> offset into names */
+    hu_map class_name; /* class id -> utf8 id */
+    hu_map rows;      /* class id (or prim type key) -> row index + 1 */
+    char *names;
+    size_t names_len, names_cap;
+    hprof_histo_row *row;
+    size_t nrows, caprows;
+    hprof_id prim_class[16]; /* element type -> class id of "[I"/"int[]" */
+    int oom;
+} hprof_histo;
+
+static int hprof_histo_header(void *ctx, const hr_header *h)
+{
+    ((hprof_histo *)ctx)->id = h->id_size;
+    return 0;
+}
+
+static int hprof_prim_type_of(const char *s, size_t n)
+{
+    static const struct {
+        const char *desc, *java;
+        int t;
+    } map[] = {{"[Z", "boolean[]", HPROF_TYPE_BOOLEAN}, {"[C", "char[]", HPROF_TYPE_CHAR},
+               {"[F", "float[]", HPROF_TYPE_FLOAT},     {"[D", "double[]", HPROF_TYPE_DOUBLE},
+               {"[B", "byte[]", HPROF_TYPE_BYTE},       {"[S", "short[]", HPROF_TYPE_SHORT},
+               {"[I", "int[]", HPROF_TYPE_INT},         {"[J", "long[]", HPROF_TYPE_LONG}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if ((strlen(map[i].desc) == n && memcmp(s, map[i].desc, n) == 0) ||
+            (strlen(map[i].java) == n && memcmp(s, map[i].java, n) == 0))
+            return map[i].t;
+    return 0;
+}
+
+static int hprof_histo_record(void *ctx, const hr_record *r)
+{
+    hprof_histo *h = ctx;
+    if (r->tag == HPROF_TAG_UTF8 && r->body) {
+        size_t n = r->u.utf8.len;
+        if (h->names_len + n + 1 > h->names_cap) {
+            size_t nc = h->names_cap ? h->names_cap : 1 << 16;
+            while (nc < h->names_len + n + 1)
+                nc *= 2;
+            char *nn = realloc(h->names, nc);
+            if (!nn) {
+                h->oom = 1;
+                return 1;
+            }
+            h->names = nn;
+            h->names_cap = nc;
+        }
+        memcpy(h->names + h->names_len, r->u.utf8.str, n);
+        h->names[h->names_len + n] = 0;
+        if (hu_map_put(&h->utf8, r->u.utf8.id, h->names_len) != 0) {
+            h->oom = 1;
+            return 1;
+        }
+        h->names_len += n + 1;
+    } else if (r->tag == HPROF_TAG_LOAD_CLASS && r->body) {
+        if (hu_map_put(&h->class_name, r->u.load_class.class_id, r->u.load_class.name_id) != 0) {
+            h->oom = 1;
+            return 1;
+        }
+        uint64_t *off = hu_map_get(&h->utf8, r->u.load_class.name_id);
+        if (off) {
+            const char *s = h->names + *off;
+            int t = hprof_prim_type_of(s, strlen(s));
+            if (t)
+                h->prim_class[t] = r->u.load_class.class_id;
+        }
+    }
+    return 0;
+}
+
+/* Rows are keyed by class id; primitive arrays whose class is unknown get
+ * keys that cannot be ids of 8-byte-aligned objects. */
+static hprof_histo_row *hprof_histo_row_for(hprof_histo *h, uint64_t key)
+{
+    int ins;
+    uint64_t *slot = hu_map_upsert(&h->rows, key, h->nrows + 1, &ins);
+    if (!slot) {
+        h->oom = 1;
+        return NULL;
+    }
+    if (ins) {
+        if (h->nrows == h->caprows) {
+            size_t nc = h->caprows ? h->caprows * 2 : 1024;
+            hprof_histo_row *nr = realloc(h->row, nc * sizeof *nr);
+            if (!nr) {
+                h->oom = 1;
+                return NULL;
+            }
+            h->row = nr;
+            h->caprows = nc;
+        }
+        memset(&h->row[h->nrows], 0, sizeof h->row[0]);
+        h->row[h->nrows].class_id = key;
+        h->nrows++;
+    }
+    return &h->row[*slot - 1];
+}
+
+/* Shallow size as estimated from the dump: an object header of two ids
+ * (mark word + class), four more bytes of length for arrays, the data, and
+ * 8-byte alignment. The same rule for every dump makes histograms of two
+ * dumps of one program comparable. */
+static uint64_t hprof_align8(uint64_t v)
+{
+    return (v + 7) & ~(uint64_t)7;
+}
+
+static int hprof_histo_sub(void *ctx, const hr_sub *s)
+{
+    hprof_histo *h = ctx;
+    hprof_histo_row *row = NULL;
+    uint64_t bytes = 0;
+    switch (s->tag) {
+    case HPROF_GC_INSTANCE_DUMP:
+        row = hprof_histo_row_for(h, s->u.inst.class_id);
+        bytes = hprof_align8(2ull * h->id + s->u.inst.nbytes);
+        break;
+    case HPROF_GC_OBJ_ARRAY_DUMP:
+        row = hprof_histo_row_for(h, s->u.oarr.class_id);
+        bytes = hprof_align8(2ull * h->id + 4 + (uint64_t)s->u.oarr.n * h->id);
+        break;
+    case HPROF_GC_PRIM_ARRAY_DUMP: {
+        uint8_t t = s->u.parr.type;
+        uint64_t key = h->prim_class[t] ? h->prim_class[t] : (uint64_t)t * 2 + 1;
+        row = hprof_histo_row_for(h, key);
+        bytes = hprof_align8(2ull * h->id + 4 + (uint64_t)s->u.parr.n * hprof_type_size(t, h->id));
+        if (row && !h->prim_class[t] && !row->name) {
+            static const char *const desc[16] = {[HPROF_TYPE_BOOLEAN] = "[Z", [HPROF_TYPE_CHAR] = "[C",
+                                                 [HPROF_TYPE_FLOAT] = "[F", [HPROF_TYPE_DOUBLE] = "[D",
+                                                 [HPROF_TYPE_BYTE] = "[B", [HPROF_TYPE_SHORT] = "[S",
+                                                 [HPROF_TYPE_INT] = "[I", [HPROF_TYPE_LONG] = "[J"};
+            row->name = desc[t];
+        }
+        break;
+    }
+    default:
+        return 0;
+    }
+    if (!row)
+        return 1;
+    row->count++;
+    row->bytes += bytes;
+    return 0;
+}
+
+static int hprof_histo_cmp(const void *a, const void *b)
+{
+    const hprof_histo_row *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+static int hprof_cmd_histo(int argc, char **argv)
+{
+    const char *path = NULL;
+    long top = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--top") == 0 && i + 1 < argc) {
+            char *end;
+            top = strtol(argv[++i], &end, 10);
+            if (*end || top <= 0)
+                return hprof_usage_error("--top needs a count > 0, not '%s'", argv[i]);
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return hprof_usage_error("histo: unknown option '%s'", argv[i]);
+        } else if (path) {
+            return hprof_usage_error("histo takes one FILE; extra argument '%s'", argv[i]);
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path)
+        return hprof_usage_error("histo needs a FILE%s", "");
+    hr_source *src = hprof_open(path);
+    if (!src)
+        return HPROF_EXIT_PROBLEMS;
+    hprof_histo h;
+    memset(&h, 0, sizeof h);
+    hu_map_init(&h.utf8);
+    hu_map_init(&h.class_name);
+    hu_map_init(&h.rows);
+    hr_callbacks cb = {.on_header = hprof_histo_header, .on_record = hprof_histo_record,
+                       .on_sub = hprof_histo_sub};
+    hr_status rc = hr_parse(src, &cb, &h, NULL);
+    hr_source_close(src);
+    int status = HPROF_EXIT_OK;
+    if (h.oom) {
+        fprintf(stderr, "hprof: out of memory reading %s\n", path);
+        status = HPROF_EXIT_PROBLEMS;
+    } else if (rc != HR_OK) {
+        fprintf(stderr, "hprof: %s is malformed; the histogram covers what could be read "
+                        "(run 'hprof verify %s')\n", path, path);
+        status = HPROF_EXIT_PROBLEMS;
+    }
+    char unknown[64];
+    char *unknown_names = NULL;
+    if (h.nrows) {
+        unknown_names = calloc(h.nrows, sizeof unknown);
+        if (!unknown_names) {
+            fprintf(stderr, "hprof: out of memory\n");
+            status = HPROF_EXIT_PROBLEMS;
+            h.nrows = 0;
+        }
+    }
+    for (size_t i = 0; i < h.nrows; i++) {
+        hprof_histo_row *r = &h.row[i];
+        if (r->name)
+            continue;
+        uint64_t *nid = hu_map_get(&h.class_name, r->class_id);
+        uint64_t *off = nid ? hu_map_get(&h.utf8, *nid) : NULL;
+        if (off) {
+            r->name = h.names + *off;
+        } else {
+            snprintf(unknown, sizeof unknown, "<unknown class 0x%" PRIx64 ">", r->class_id);
+            memcpy(unknown_names + i * sizeof unknown, unknown, sizeof unknown);
+            r->name = unknown_names + i * sizeof unknown;
+        }
+    }
+    qsort(h.row, h.nrows, sizeof h.row[0], hprof_histo_cmp);
+    printf(" num     #instances         #bytes  class name\n");
+    printf("----------------------------------------------\n");
+    uint64_t tc = 0, tb = 0;
+    for (size_t i = 0; i < h.nrows; i++) {
+        if (!top || (long)i < top)
+            printf("%4zu: %14" PRIu64 " %14" PRIu64 "  %s\n", i + 1, h.row[i].count, h.row[i].bytes,
+                   h.row[i].name);
+        tc += h.row[i].count;
+        tb += h.row[i].bytes;
+    }
+    printf("Total %14" PRIu64 " %14" PRIu64 "\n", tc, tb);
+    free(unknown_names);
+    free(h.row);
+    free(h.names);
+    hu_map_cleanup(&h.utf8);
+    hu_map_cleanup(&h.class_name);
+    hu_map_cleanup(&h.rows);
+    return status;
+}
+
+/* ----------------------------------------------------------------- main */
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return hprof_usage_error("missing COMMAND%s", "");
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        fputs(hprof_usage, stdout);
+        return HPROF_EXIT_OK;
+    }
+    if (strcmp(cmd, "info") == 0)
+        return hprof_cmd_info(argc - 1, argv + 1);
+    if (strcmp(cmd, "verify") == 0)
+        return hprof_cmd_verify(argc - 1, argv + 1);
+    if (strcmp(cmd, "histo") == 0)
+        return hprof_cmd_histo(argc - 1, argv + 1);
+    if (strcmp(cmd, "fixture") == 0)
+        return fixture_main(argc - 1, argv + 1);
+    return hprof_usage_error("unknown command '%s'", cmd);
+}

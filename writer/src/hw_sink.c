@@ -1,0 +1,252 @@
+/*
+ * hw_sink.c: where the writer's bytes go: a file, an fd (pipe or socket) or
+ * a growable memory buffer, or a caller's callback.
+ *
+ * Contract: hw_sink_write delivers everything or returns the errno of the
+ * first failure; it never raises SIGPIPE (sockets use MSG_NOSIGNAL, pipes
+ * block the signal around the write and discard it).
+ */
+#include "hw_sink.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum hw_sink_kind { HW_SINK_FD, HW_SINK_MEMORY, HW_SINK_CUSTOM };
+enum hw_fd_kind { HW_FD_PLAIN, HW_FD_SOCKET, HW_FD_PIPE };
+
+struct hw_sink {
+    enum hw_sink_kind kind;
+    int closed;
+    /* fd */
+    int fd;
+    int owns;
+    enum hw_fd_kind fd_kind;
+    /* memory */
+    uint8_t *mem;
+    size_t mem_len, mem_cap;
+    /* custom */
+    hw_sink_write_fn wr;
+    hw_sink_close_fn cl;
+    void *ctx;
+    char desc[96];
+};
+
+static hw_sink *hw_sink_new(enum hw_sink_kind kind)
+{
+    hw_sink *s = calloc(1, sizeof *s);
+    if (s) {
+        s->kind = kind;
+        s->fd = -1;
+    }
+    return s;
+}
+
+hw_sink *hw_sink_fd(int fd, int owns)
+{
+    hw_sink *s = hw_sink_new(HW_SINK_FD);
+    if (!s)
+        return NULL;
+    struct stat st;
+    s->fd = fd;
+    s->owns = owns;
+    s->fd_kind = HW_FD_PLAIN;
+    if (fstat(fd, &st) == 0) {
+        if (S_ISSOCK(st.st_mode))
+            s->fd_kind = HW_FD_SOCKET;
+        else if (S_ISFIFO(st.st_mode))
+            s->fd_kind = HW_FD_PIPE;
+    }
+    snprintf(s->desc, sizeof s->desc, "fd %d", fd);
+    return s;
+}
+
+hw_sink *hw_sink_file(const char *path, int *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        if (err)
+            *err = errno;
+        return NULL;
+    }
+    hw_sink *s = hw_sink_fd(fd, 1);
+    if (!s) {
+        close(fd);
+        if (err)
+            *err = ENOMEM;
+        return NULL;
+    }
+    snprintf(s->desc, sizeof s->desc, "%s", path);
+    return s;
+}
+
+hw_sink *hw_sink_memory(size_t reserve)
+{
+    hw_sink *s = hw_sink_new(HW_SINK_MEMORY);
+    if (!s)
+        return NULL;
+    if (reserve) {
+        s->mem = malloc(reserve);
+        if (!s->mem) {
+            free(s);
+            return NULL;
+        }
+        s->mem_cap = reserve;
+    }
+    snprintf(s->desc, sizeof s->desc, "memory");
+    return s;
+}
+
+const uint8_t *hw_sink_memory_data(const hw_sink *s, size_t *len)
+{
+    if (!s || s->kind != HW_SINK_MEMORY) {
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    if (len)
+        *len = s->mem_len;
+    return s->mem;
+}
+
+hw_sink *hw_sink_custom(hw_sink_write_fn wr, hw_sink_close_fn cl, void *ctx)
+{
+    if (!wr)
+        return NULL;
+    hw_sink *s = hw_sink_new(HW_SINK_CUSTOM);
+    if (!s)
+        return NULL;
+    s->wr = wr;
+    s->cl = cl;
+    s->ctx = ctx;
+    snprintf(s->desc, sizeof s->desc, "custom sink");
+    return s;
+}
+
+int hw_sink_is_memory(const hw_sink *s)
+{
+    return s->kind == HW_SINK_MEMORY;
+}
+
+const char *hw_sink_describe(const hw_sink *s)
+{
+    return s->desc;
+}
+
+/* write(2) to a pipe whose reader is gone raises SIGPIPE, which would kill
+ * the profiled program; block it for this thread and drop a pending one. */
+static int hw_sink_pipe_write(int fd, const void *p, size_t n, ssize_t *out)
+{
+    sigset_t pipe_set, old;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    ssize_t r = write(fd, p, n);
+    int e = errno;
+    if (r < 0 && e == EPIPE) {
+        const struct timespec zero = {0, 0};
+        while (sigtimedwait(&pipe_set, NULL, &zero) > 0) {
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    *out = r;
+    return e;
+}
+
+static int hw_sink_fd_write(hw_sink *s, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t r;
+        int e;
+        size_t chunk = n > (1u << 30) ? (1u << 30) : n;
+        if (s->fd_kind == HW_FD_SOCKET) {
+            r = send(s->fd, p, chunk, MSG_NOSIGNAL);
+            e = errno;
+            if (r < 0 && e == ENOTSOCK) {
+                s->fd_kind = HW_FD_PLAIN;
+                continue;
+            }
+        } else if (s->fd_kind == HW_FD_PIPE) {
+            e = hw_sink_pipe_write(s->fd, p, chunk, &r);
+        } else {
+            r = write(s->fd, p, chunk);
+            e = errno;
+        }
+        if (r < 0) {
+            if (e == EINTR)
+                continue;
+            return e ? e : EIO;
+        }
+        if (r == 0)
+            return ENOSPC; /* write(2) returning 0 for n > 0: no room */
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+static int hw_sink_mem_write(hw_sink *s, const void *p, size_t n)
+{
+    if (n > SIZE_MAX - s->mem_len)
+        return ENOMEM;
+    if (s->mem_len + n > s->mem_cap) {
+        size_t ncap = s->mem_cap ? s->mem_cap : 4096;
+        while (ncap < s->mem_len + n)
+            ncap = ncap > SIZE_MAX / 2 ? s->mem_len + n : ncap * 2;
+        uint8_t *nm = realloc(s->mem, ncap);
+        if (!nm)
+            return ENOMEM;
+        s->mem = nm;
+        s->mem_cap = ncap;
+    }
+    memcpy(s->mem + s->mem_len, p, n);
+    s->mem_len += n;
+    return 0;
+}
+
+int hw_sink_write(hw_sink *s, const void *data, size_t len)
+{
+    if (s->closed)
+        return EBADF;
+    if (len == 0)
+        return 0;
+    switch (s->kind) {
+    case HW_SINK_FD: return hw_sink_fd_write(s, data, len);
+    case HW_SINK_MEMORY: return hw_sink_mem_write(s, data, len);
+    case HW_SINK_CUSTOM: return s->wr(s->ctx, data, len);
+    }
+    return EINVAL;
+}
+
+int hw_sink_close(hw_sink *s)
+{
+    int rc = 0;
+    if (s->closed)
+        return 0;
+    s->closed = 1;
+    if (s->kind == HW_SINK_FD && s->owns && s->fd >= 0) {
+        if (close(s->fd) != 0 && errno != EINTR)
+            rc = errno;
+        s->fd = -1;
+    } else if (s->kind == HW_SINK_CUSTOM && s->cl) {
+        rc = s->cl(s->ctx);
+    }
+    return rc;
+}
+
+void hw_sink_free(hw_sink *s)
+{
+    if (!s)
+        return;
+    hw_sink_close(s);
+    free(s->mem);
+    free(s);
+}

@@ -1,0 +1,20 @@
+/*
+ * hw_sink.h: the writer's internal view of a sink (see hw_writer.h for the
+ * public constructors). A sink only moves bytes; buffering is the writer's.
+ */
+#ifndef HPROF_HW_SINK_H
+#define HPROF_HW_SINK_H
+
+#include "hprof/hw_writer.h"
+
+/* Delivers all `len` bytes; returns 0 or an errno value. */
+int hw_sink_write(hw_sink *s, const void *data, size_t len);
+/* Closes the sink's resource (fd) and returns 0 or an errno value. A memory
+ * sink keeps its data. Idempotent. */
+int hw_sink_close(hw_sink *s);
+/* True for the memory sink, which outlives its writer. */
+int hw_sink_is_memory(const hw_sink *s);
+/* A short description for messages ("file /tmp/x.hprof", "fd 5"). */
+const char *hw_sink_describe(const hw_sink *s);
+
+#endif

@@ -52,9 +52,16 @@ struct hw_writer {
     uint8_t *buf;
     size_t cap, len;
     uint64_t flushed; /* bytes handed to the sink */
-    /* sticky error */
+    /* sticky error; err_io: the sink failed, so nothing more can be written */
     int err;
+    int err_io;
     char errmsg[256];
+    /* start, in the active buffer, of the unit (record or sub-record) being
+     * written: everything before it is complete. mark_ok is cleared when a
+     * drain passes the mark (the unit then started in an earlier buffer). */
+    size_t mark;
+    int mark_ok;
+    uint64_t unit_end; /* absolute offset where that unit ends */
     /* clock */
     struct timespec t0;
     /* heap dump state */
@@ -86,6 +93,8 @@ static int hw_fail(hw_writer *w, int e, const char *fmt, ...)
 
 static int hw_fail_io(hw_writer *w, int e)
 {
+    if (!w->err)
+        w->err_io = 1;
     return hw_fail(w, e, "write to %s failed after %llu bytes: %s", hw_sink_describe(w->sink),
                    (unsigned long long)w->flushed, strerror(e));
 }
@@ -164,12 +173,21 @@ static void hw_io_stop(hw_writer *w)
 
 /* Hands the filled part of the active buffer to the sink (directly, or to
  * the I/O thread, swapping buffers). Never called with a segment open. */
+static int hw_drain_raw(hw_writer *w);
+
 static int hw_drain(hw_writer *w)
 {
     if (w->err)
         return w->err;
+    return hw_drain_raw(w);
+}
+
+/* hw_drain without the error gate, for the final flush of a clean prefix. */
+static int hw_drain_raw(hw_writer *w)
+{
     if (w->len == 0)
         return 0;
+    w->mark_ok = 0;
     if (!w->io) {
         int e = hw_sink_write(w->sink, w->buf, w->len);
         if (e)
@@ -357,6 +375,9 @@ static uint8_t *hw_rec_begin(hw_writer *w, uint8_t tag, uint64_t blen, size_t fi
     uint8_t *p = hw_room(w, HPROF_RECORD_HEADER_SIZE + fixed);
     if (!p)
         return NULL;
+    w->mark = w->len;
+    w->mark_ok = 1;
+    w->unit_end = w->flushed + w->len + HPROF_RECORD_HEADER_SIZE + blen;
     p[0] = tag;
     hw_be4(p + 1, hw_now_us(w));
     hw_be4(p + 5, (uint32_t)blen);
@@ -684,6 +705,9 @@ static int hw_sub_place(hw_writer *w, uint64_t size, uint8_t subtag)
                            hprof_sub_name(subtag), (unsigned long long)size);
         if (w->cap - w->len < size && size <= SIZE_MAX && hw_grow(w, (size_t)size))
             return w->err;
+        w->mark = w->len;
+        w->mark_ok = 1;
+        w->unit_end = w->flushed + w->len + size;
         return 0;
     }
     if (size > HPROF_U4_MAX)
@@ -696,6 +720,9 @@ static int hw_sub_place(hw_writer *w, uint64_t size, uint8_t subtag)
         uint8_t *p = hw_room(w, HW_SEG_HDR);
         if (!p)
             return w->err;
+        w->mark = w->len; /* the segment header belongs to this sub-record */
+        w->mark_ok = 1;
+        w->unit_end = w->flushed + w->len + HW_SEG_HDR + size;
         p[0] = HPROF_TAG_HEAP_DUMP_SEGMENT;
         hw_be4(p + 1, hw_now_us(w));
         hw_be4(p + 5, (uint32_t)size);
@@ -705,8 +732,11 @@ static int hw_sub_place(hw_writer *w, uint64_t size, uint8_t subtag)
     }
     if (w->seg_open && w->len - w->seg_start - HW_SEG_HDR + size > w->opt.segment_size)
         hw_close_segment(w);
-    if (!w->seg_open)
-        return hw_open_segment(w, HPROF_TAG_HEAP_DUMP_SEGMENT);
+    if (!w->seg_open && hw_open_segment(w, HPROF_TAG_HEAP_DUMP_SEGMENT))
+        return w->err;
+    w->mark = w->len;
+    w->mark_ok = 1;
+    w->unit_end = w->flushed + w->len + size;
     return 0;
 }
 
@@ -1186,6 +1216,7 @@ hw_writer *hw_writer_open(hw_sink *sink, const hw_options *o, int *err)
     hw_be4(p + HPROF_MAGIC_LEN + 1, w->idsz);
     hw_be8(p + HPROF_MAGIC_LEN + 5, ts);
     w->len = HPROF_HEADER_SIZE;
+    w->unit_end = HPROF_HEADER_SIZE; /* the header is a complete unit */
     return w;
 fail:
     if (w) {
@@ -1240,6 +1271,29 @@ int hw_writer_flush(hw_writer *w)
     return 0;
 }
 
+/* After a refused record (a logical error, the sink still healthy), delivers
+ * every unit completed before it: the open segment or single 0x0C record is
+ * cut at the mark and given its true length. The file then ends cleanly
+ * before the refused unit (without HEAP DUMP END if a dump was open). */
+static void hw_flush_prefix(hw_writer *w)
+{
+    if (w->flushed + w->len != w->unit_end) { /* the error came mid-unit */
+        if (!w->mark_ok)
+            return; /* part of the unfinished unit already reached the sink */
+        w->len = w->mark;
+    }
+    if (w->seg_open) {
+        size_t body = w->len > w->seg_start + HW_SEG_HDR ? w->len - w->seg_start - HW_SEG_HDR : 0;
+        if (body == 0 && w->opt.heap_mode != HW_HEAP_SINGLE)
+            w->len = w->seg_start;
+        else
+            hw_be4(w->buf + w->seg_start + 5, (uint32_t)body);
+        w->seg_open = 0;
+    }
+    if (hw_drain_raw(w) == 0 && w->io)
+        hw_io_wait(w->io);
+}
+
 int hw_writer_close(hw_writer *w, char *msg, size_t msglen)
 {
     if (!w)
@@ -1248,6 +1302,8 @@ int hw_writer_close(hw_writer *w, char *msg, size_t msglen)
         hw_heap_end(w);
     if (!w->err)
         hw_writer_flush(w);
+    else if (!w->err_io)
+        hw_flush_prefix(w);
     if (w->io) {
         int e = hw_io_wait(w->io);
         if (e && !w->err)

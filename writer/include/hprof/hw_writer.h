@@ -11,8 +11,11 @@
  *    Functions return 0 or the latched errno value.
  *  - No length field is ever written that is not true: a record is either
  *    emitted whole with its exact length, or refused before any byte of it.
- *    After an error the bytes that reached the sink form a prefix that ends
- *    at a buffer boundary; the reader/verifier explain such a prefix.
+ *    After a refused record (EFBIG, EOVERFLOW, EINVAL) the sink still gets,
+ *    at close, every record and sub-record completed before it, the open
+ *    segment cut to its true length: a clean prefix (without HEAP DUMP END
+ *    if a dump was open). After a sink failure the bytes that reached it end
+ *    at a buffer boundary. The reader and verifier explain either prefix.
  *  - Heap dumps: between hw_heap_begin and hw_heap_end, sub-records go into
  *    HEAP DUMP SEGMENTs of at most `segment_size` bytes (a sub-record larger
  *    than that gets a segment of its own), never crossing a segment, never

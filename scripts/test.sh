@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs every test from scratch: installs missing packages, then
+#  1. a normal build (-Wall -Wextra -Werror) and every ctest test (unit + integration),
+#  2. an ASan+UBSan build and the unit tests under it,
+#  3. a libFuzzer build and a short fuzz run of the reader and verifier.
+# Build trees go to build/test, build/asan, build/fuzz (recreated each run).
+# FUZZ_SECONDS (default 30) sets the fuzz run's length.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+jobs=$(nproc 2>/dev/null || echo 2)
+
+scripts/deps.sh
+
+echo "== 1/3: build and run all tests"
+rm -rf build/test
+cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/test -j"$jobs"
+(cd build/test && ctest --output-on-failure -j"$jobs")
+
+echo "== 2/3: unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+rm -rf build/asan
+cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DHPROF_SANITIZE=ON >/dev/null
+cmake --build build/asan -j"$jobs"
+(cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+   ctest --output-on-failure -L unit -j"$jobs")
+
+echo "== 3/3: libFuzzer run of the reader and verifier (${FUZZ_SECONDS:-30} s)"
+rm -rf build/fuzz
+CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPROF_FUZZ=ON -DHPROF_TESTS=ON \
+  >/dev/null
+cmake --build build/fuzz -j"$jobs" --target fuzz_reader
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r "$root"/tests/fuzz/corpus/. "$work"/ 2>/dev/null || true
+build/fuzz/tests/fuzz/fuzz_reader -max_total_time="${FUZZ_SECONDS:-30}" -max_len=65536 \
+  -artifact_prefix="$work/" -print_final_stats=1 "$work" 2>&1 | tail -n 12
+echo "fuzz: no crash in ${FUZZ_SECONDS:-30} s"
+
+echo "== all tests passed"

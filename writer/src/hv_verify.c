@@ -1,0 +1,1352 @@
+/*
+ * hv_verify.c: the verifier behind hv_verify.h.
+ *
+ * Owns: the checks of what real HPROF readers (VisualVM, jhat-style
+ * single-pass readers) choke on, as listed in readers-and-hotspot.md section 4,
+ * and their wording. It drives hr_parse twice when the source rewinds:
+ *  - pass 1 records definitions (UTF8 ids, class serials, trace serials,
+ *    frame ids, thread serials, LOAD CLASS and CLASS DUMP ids, every object
+ *    id) and checks the heap structure, legacy totals and uses of ids and
+ *    serials. A use of something not yet defined is kept as "pending" (one
+ *    entry per distinct key), so at the end it can be told apart: defined
+ *    later (an ordering problem for single-pass readers) or never (unresolved).
+ *    This needs no second pass, so fd/stdin sources get these checks too.
+ *  - pass 2 resolves object references (instance fields through the class
+ *    chain, array elements, statics, loader ids, roots) against the whole
+ *    dump, and captures the names (class, field) that messages print.
+ * Memory is proportional to distinct ids, serials and classes (hu_map),
+ * never to the bytes of the file: strings are only kept for the names the
+ * messages need, truncated.
+ */
+#include "hprof/hv_verify.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hu_map.h"
+
+#define HV_MSG_MAX 640
+#define HV_NAME_MAX 160 /* longest name kept for messages */
+#define HV_NTYPES 12    /* basic type codes are < 12 */
+
+/* What kind of record uses an id or serial (for the sentences). */
+enum hv_what {
+    HV_W_LOAD_CLASS, HV_W_UNLOAD_CLASS, HV_W_FRAME, HV_W_TRACE, HV_W_SITES,
+    HV_W_START_THREAD, HV_W_END_THREAD, HV_W_SAMPLES, HV_W_ROOT, HV_W_CLASS_DUMP,
+    HV_W_INSTANCE, HV_W_OBJ_ARRAY, HV_W_PRIM_ARRAY, HV_W_HEAP_INFO
+};
+
+/* Which field of that record holds it. */
+enum hv_role {
+    HV_R_NAME, HV_R_METHOD_NAME, HV_R_METHOD_SIG, HV_R_SOURCE_FILE, HV_R_CLASS_SERIAL,
+    HV_R_TRACE, HV_R_THREAD, HV_R_FRAME, HV_R_FIELD_NAME, HV_R_STATIC_NAME, HV_R_SUPER,
+    HV_R_CLASS, HV_R_GROUP_NAME, HV_R_PARENT_GROUP_NAME, HV_R_HEAP_NAME
+};
+
+/* The namespaces whose uses are tracked until the end of pass 1. */
+enum hv_track_id {
+    HV_T_UTF8,      /* UTF8 ids */
+    HV_T_CSER,      /* class serials (LOAD CLASS) */
+    HV_T_TRACE,     /* trace serials (TRACE) */
+    HV_T_FRAME,     /* frame ids (FRAME) */
+    HV_T_THREAD,    /* thread serials, any definer (TRACE, END THREAD) */
+    HV_T_RTHREAD,   /* thread serials of per-thread roots: ROOT THREAD OBJECT only */
+    HV_T_LOADCLASS, /* class ids of CLASS DUMPs: LOAD CLASS */
+    HV_T_CD_INST,   /* class ids of INSTANCE DUMPs: CLASS DUMP, before them */
+    HV_T_CD_SUPER,  /* super class ids: CLASS DUMP, anywhere */
+    HV_T_ARRCLASS,  /* OBJ ARRAY class ids: CLASS DUMP, anywhere */
+    HV_NTRACK
+};
+
+/* One distinct key used before (or without) its definition. */
+typedef struct hv_pend {
+    uint64_t key, offset, aux, count;
+    uint32_t aux2;
+    uint8_t what, role;
+} hv_pend;
+
+typedef struct hv_track {
+    hu_map *defs;  /* key -> offset of the first definition */
+    hu_map index;  /* key -> position in pend */
+    hv_pend *pend;
+    size_t npend, cap;
+} hv_track;
+
+typedef struct hv_class {
+    hprof_id id, super;
+    uint64_t offset;      /* of the CLASS DUMP */
+    uint64_t own_bytes;   /* this class's instance field bytes */
+    uint64_t chain_bytes; /* own + all supers (valid when state == HV_CHAIN_OK) */
+    size_t field0;        /* first of its fields in hv_ctx.fields */
+    uint32_t nfields;
+    uint8_t state;
+} hv_class;
+
+enum { HV_CHAIN_TODO = 0, HV_CHAIN_OK = 1, HV_CHAIN_BROKEN = 2, HV_CHAIN_BUSY = 3 };
+
+typedef struct hv_fieldrec {
+    hprof_id name_id;
+    uint8_t type;
+} hv_fieldrec;
+
+/* Instances aggregated per (class, byte count): one entry, not one per object. */
+typedef struct hv_inst {
+    hprof_id class_id, first_obj;
+    uint32_t nbytes;
+    uint64_t count, offset;
+    size_t next; /* next entry of the same class + 1, or 0 */
+} hv_inst;
+
+typedef struct hv_parr {
+    uint64_t count, offset;
+    hprof_id first_obj;
+} hv_parr;
+
+/* Object kinds kept in hv_ctx.objs (for duplicate-id sentences). */
+enum { HV_OBJ_INSTANCE = 1, HV_OBJ_OBJ_ARRAY, HV_OBJ_PRIM_ARRAY, HV_OBJ_CLASS };
+
+typedef struct hv_ctx {
+    const hv_options *opt;
+    hv_result *res;
+    int pass;
+    int oom;
+    unsigned id_size;
+    hprof_version version;
+    uint64_t end_offset;
+
+    hu_map utf8_defs, cser_defs, trace_defs, frame_defs, thread_defs, rthread_defs;
+    hu_map lc_defs;    /* class id -> first LOAD CLASS offset */
+    hu_map cd_defs;    /* class id -> CLASS DUMP offset */
+    hu_map lc_name;    /* class id -> name UTF8 id (first LOAD CLASS) */
+    hu_map prim_names; /* UTF8 id -> primitive type, for "[I" / "int[]" etc. */
+    hu_map objs;       /* every object and class id -> HV_OBJ_* */
+    hu_map class_idx;  /* class id -> position in classes */
+    hv_class *classes;
+    size_t nclasses, ccap;
+    hv_fieldrec *fields;
+    size_t nfields, fcap;
+    hu_map inst_idx; /* class id -> first hv_inst + 1 */
+    hv_inst *insts;
+    size_t ninsts, icap;
+    hv_parr parr[HV_NTYPES];
+    hv_track tr[HV_NTRACK];
+
+    /* heap dump structure */
+    int in_segments;      /* 0x1C seen and no 0x2C since */
+    int seen_end;         /* a 0x2C was seen */
+    int seen_0c;          /* a 0x0C was seen */
+    int reported_101;
+    int after_end_run;    /* the current run of segments started after an END */
+    uint64_t first_seg_offset;
+
+    /* names for the sentences: UTF8 id -> position in names + 1 (0: wanted) */
+    hu_map want;
+    char *names;
+    size_t nnames, ncap;
+} hv_ctx;
+
+/* ------------------------------------------------------------ reporting */
+
+static hv_kind_count *hv_kind_slot(hv_result *res, const char *kind)
+{
+    for (unsigned i = 0; i < res->nkinds; i++)
+        if (strcmp(res->kinds[i].kind, kind) == 0)
+            return &res->kinds[i];
+    if (res->nkinds >= sizeof res->kinds / sizeof res->kinds[0])
+        return NULL;
+    hv_kind_count *k = &res->kinds[res->nkinds++];
+    /* Parser kinds come from the reader's own static strings, ours are
+     * literals: both outlive the result, so no copy is needed. */
+    k->kind = kind;
+    k->severity = 0;
+    k->count = 0;
+    return k;
+}
+
+static int hv_ignored(const hv_options *o, const char *kind)
+{
+    if (!o->ignore)
+        return 0;
+    for (const char *const *p = o->ignore; *p; p++)
+        if (strcmp(*p, kind) == 0)
+            return 1;
+    return 0;
+}
+
+/* Counts one problem; returns 1 when its sentence should be built and
+ * delivered (not ignored, within max_per_kind, someone listening). */
+static int hv_count(hv_ctx *c, hr_severity sev, const char *kind)
+{
+    hv_kind_count *k = hv_kind_slot(c->res, kind);
+    uint64_t n = 1;
+    if (k) {
+        k->count++;
+        if (sev > k->severity)
+            k->severity = sev;
+        n = k->count;
+    }
+    if (hv_ignored(c->opt, kind))
+        return 0;
+    if (sev == HR_ERROR)
+        c->res->errors++;
+    else
+        c->res->warnings++;
+    if (!c->opt->on_problem)
+        return 0;
+    return c->opt->max_per_kind == 0 || n <= c->opt->max_per_kind;
+}
+
+static void hv_deliver(hv_ctx *c, hr_severity sev, const char *kind, uint64_t off,
+                       const char *msg)
+{
+    hv_problem p = {sev, kind, off, msg};
+    c->opt->on_problem(c->opt->ctx, &p);
+}
+
+__attribute__((format(printf, 5, 6)))
+static void hv_report(hv_ctx *c, hr_severity sev, const char *kind, uint64_t off,
+                      const char *fmt, ...)
+{
+    if (!hv_count(c, sev, kind))
+        return;
+    char msg[HV_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    hv_deliver(c, sev, kind, off, msg);
+}
+
+/* ---------------------------------------------------------------- names */
+
+static const char *hv_name(const hv_ctx *c, hprof_id utf8_id)
+{
+    uint64_t *v = hu_map_get(&c->want, utf8_id);
+    return (v && *v) ? c->names + (*v - 1) : NULL;
+}
+
+static void hv_want(hv_ctx *c, hprof_id utf8_id)
+{
+    int ins;
+    if (!hu_map_upsert(&c->want, utf8_id, 0, &ins))
+        c->oom = 1;
+}
+
+/* Keeps the string of a wanted UTF8 id (pass 2), made printable. */
+static void hv_keep_name(hv_ctx *c, hprof_id id, const char *s, uint32_t len)
+{
+    uint64_t *v = hu_map_get(&c->want, id);
+    if (!v || *v)
+        return;
+    size_t n = len > HV_NAME_MAX ? HV_NAME_MAX : len;
+    if (c->nnames + n + 4 > c->ncap) {
+        size_t ncap = c->ncap ? c->ncap * 2 : 4096;
+        while (ncap < c->nnames + n + 4)
+            ncap *= 2;
+        char *p = realloc(c->names, ncap);
+        if (!p) {
+            c->oom = 1;
+            return;
+        }
+        c->names = p;
+        c->ncap = ncap;
+    }
+    char *d = c->names + c->nnames;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        d[i] = (ch < 0x20 || ch == 0x7f) ? '?' : (char)ch;
+    }
+    if (n < len) {
+        memcpy(d + n, "...", 3);
+        n += 3;
+    }
+    d[n] = '\0';
+    v = hu_map_get(&c->want, id); /* realloc above did not touch the map */
+    *v = c->nnames + 1;
+    c->nnames += n + 1;
+}
+
+/* "0x1a2b (java/lang/Foo)" or "0x1a2b" when the name is unknown. */
+static const char *hv_cname(const hv_ctx *c, hprof_id class_id, char *buf, size_t n)
+{
+    uint64_t *nid = hu_map_get(&c->lc_name, class_id);
+    const char *name = nid ? hv_name(c, *nid) : NULL;
+    if (name)
+        snprintf(buf, n, "0x%llx (%s)", (unsigned long long)class_id, name);
+    else
+        snprintf(buf, n, "0x%llx", (unsigned long long)class_id);
+    return buf;
+}
+
+/* Bare class name for chains: "java/lang/Foo" or "0x1a2b". */
+static const char *hv_cshort(const hv_ctx *c, hprof_id class_id, char *buf, size_t n)
+{
+    uint64_t *nid = hu_map_get(&c->lc_name, class_id);
+    const char *name = nid ? hv_name(c, *nid) : NULL;
+    if (name)
+        snprintf(buf, n, "%s", name);
+    else
+        snprintf(buf, n, "0x%llx", (unsigned long long)class_id);
+    return buf;
+}
+
+static const char *hv_subname(unsigned tag)
+{
+    const char *s = hprof_sub_name(tag);
+    return s ? s : "sub-record";
+}
+
+/* ------------------------------------------------------- pending uses */
+
+static void hv_use(hv_ctx *c, int t, uint64_t key, uint64_t offset, uint8_t what,
+                   uint8_t role, uint64_t aux, uint32_t aux2)
+{
+    hv_track *tr = &c->tr[t];
+    if (c->pass != 1 || hu_map_get(tr->defs, key))
+        return;
+    int ins;
+    uint64_t *slot = hu_map_upsert(&tr->index, key, tr->npend, &ins);
+    if (!slot) {
+        c->oom = 1;
+        return;
+    }
+    if (!ins) {
+        tr->pend[*slot].count++;
+        return;
+    }
+    if (tr->npend == tr->cap) {
+        size_t ncap = tr->cap ? tr->cap * 2 : 64;
+        hv_pend *p = realloc(tr->pend, ncap * sizeof *p);
+        if (!p) {
+            c->oom = 1;
+            return;
+        }
+        tr->pend = p;
+        tr->cap = ncap;
+    }
+    hv_pend *p = &tr->pend[tr->npend++];
+    p->key = key;
+    p->offset = offset;
+    p->aux = aux;
+    p->aux2 = aux2;
+    p->count = 1;
+    p->what = what;
+    p->role = role;
+}
+
+/* Records a definition (the first one wins: it is what a reader sees first). */
+static void hv_def(hv_ctx *c, hu_map *m, uint64_t key, uint64_t offset)
+{
+    int ins;
+    if (!hu_map_upsert(m, key, offset, &ins))
+        c->oom = 1;
+}
+
+static const char *hv_role_text(unsigned role)
+{
+    switch (role) {
+    case HV_R_NAME: return "the name";
+    case HV_R_METHOD_NAME: return "the method name";
+    case HV_R_METHOD_SIG: return "the method signature";
+    case HV_R_SOURCE_FILE: return "the source file name";
+    case HV_R_CLASS_SERIAL: return "the class serial";
+    case HV_R_TRACE: return "the stack trace serial";
+    case HV_R_THREAD: return "the thread serial";
+    case HV_R_FRAME: return "a frame";
+    case HV_R_FIELD_NAME: return "an instance field name";
+    case HV_R_STATIC_NAME: return "a static field name";
+    case HV_R_SUPER: return "the super class";
+    case HV_R_CLASS: return "the class";
+    case HV_R_GROUP_NAME: return "the thread group name";
+    case HV_R_PARENT_GROUP_NAME: return "the parent thread group name";
+    case HV_R_HEAP_NAME: return "the heap name";
+    default: return "a field";
+    }
+}
+
+static void hv_use_text(const hv_ctx *c, const hv_pend *p, char *buf, size_t n)
+{
+    char cb[HV_NAME_MAX + 40];
+    unsigned long long aux = (unsigned long long)p->aux;
+    switch (p->what) {
+    case HV_W_LOAD_CLASS:
+        snprintf(buf, n, "LOAD CLASS serial %u (class %s)", p->aux2,
+                 hv_cname(c, p->aux, cb, sizeof cb));
+        break;
+    case HV_W_UNLOAD_CLASS: snprintf(buf, n, "UNLOAD CLASS"); break;
+    case HV_W_FRAME: snprintf(buf, n, "FRAME 0x%llx", aux); break;
+    case HV_W_TRACE: snprintf(buf, n, "TRACE serial %u", p->aux2); break;
+    case HV_W_SITES: snprintf(buf, n, "site #%u of ALLOC SITES", p->aux2); break;
+    case HV_W_START_THREAD: snprintf(buf, n, "START THREAD serial %u", p->aux2); break;
+    case HV_W_END_THREAD: snprintf(buf, n, "END THREAD"); break;
+    case HV_W_SAMPLES: snprintf(buf, n, "entry #%u of CPU SAMPLES", p->aux2); break;
+    case HV_W_ROOT: snprintf(buf, n, "%s of object 0x%llx", hv_subname(p->aux2), aux); break;
+    case HV_W_CLASS_DUMP:
+        snprintf(buf, n, "CLASS DUMP of class %s", hv_cname(c, p->aux, cb, sizeof cb));
+        break;
+    case HV_W_INSTANCE: snprintf(buf, n, "INSTANCE DUMP of object 0x%llx", aux); break;
+    case HV_W_OBJ_ARRAY: snprintf(buf, n, "OBJ ARRAY DUMP of object 0x%llx", aux); break;
+    case HV_W_PRIM_ARRAY: snprintf(buf, n, "PRIM ARRAY DUMP of object 0x%llx", aux); break;
+    case HV_W_HEAP_INFO: snprintf(buf, n, "HEAP DUMP INFO"); break;
+    default: snprintf(buf, n, "a record"); break;
+    }
+}
+
+/* How each namespace is named and what a reader does about a problem. */
+typedef struct hv_track_info {
+    const char *noun;    /* "UTF8 id" */
+    int hex;             /* ids print in hex, serials in decimal */
+    const char *definer; /* "UTF8 record" */
+    const char *missing_kind;
+    hr_severity missing_sev;
+    const char *missing_why;
+    const char *after_kind; /* NULL: defining it later is fine */
+    hr_severity after_sev;
+    const char *after_why;
+} hv_track_info;
+
+static const hv_track_info hv_tracks[HV_NTRACK] = {
+    [HV_T_UTF8] = {"UTF8 id", 1, "UTF8 record",
+                   "unresolved-utf8", HR_WARNING,
+                   "jhat warns \"Name not found\" and VisualVM shows <unresolved string>",
+                   "utf8-after-use", HR_WARNING,
+                   "single-pass readers such as jhat have not seen it yet and warn \"Name not found\"; "
+                   "write UTF8 records before their first use"},
+    [HV_T_CSER] = {"class serial", 0, "LOAD CLASS",
+                   "unresolved-class-serial", HR_WARNING,
+                   "readers cannot name the class",
+                   "unresolved-class-serial", HR_WARNING,
+                   "single-pass readers such as jhat cannot name the class at that point"},
+    [HV_T_TRACE] = {"stack trace serial", 0, "TRACE",
+                    "unresolved-trace", HR_WARNING,
+                    "jhat warns \"Stack trace not found for serial #\" for every use; write an empty "
+                    "TRACE and use its serial where there is no trace, as HotSpot does with serial 1",
+                    "unresolved-trace", HR_WARNING,
+                    "single-pass readers such as jhat warn \"Stack trace not found for serial #\"; "
+                    "write TRACE records before their first use"},
+    [HV_T_FRAME] = {"frame id", 1, "FRAME",
+                    "unresolved-frame", HR_ERROR,
+                    "jhat fails with \"Stack frame ... not found\"",
+                    "frame-after-trace", HR_ERROR,
+                    "jhat fails with \"Stack frame ... not found\"; write each FRAME before the TRACE "
+                    "that lists it"},
+    [HV_T_THREAD] = {"thread serial", 0, "START THREAD or ROOT THREAD OBJECT",
+                     "unresolved-thread", HR_WARNING,
+                     "readers cannot tell which thread it belongs to",
+                     NULL, 0, NULL},
+    [HV_T_RTHREAD] = {"thread serial", 0, "ROOT THREAD OBJECT",
+                      "unresolved-thread", HR_ERROR,
+                      "jhat fails with \"Thread N not found for JNI local ref\" (it looks the thread up "
+                      "among ROOT THREAD OBJECT records only)",
+                      "root-before-thread-object", HR_ERROR,
+                      "jhat fails with \"Thread N not found for JNI local ref\"; write each thread's "
+                      "ROOT THREAD OBJECT before its other roots"},
+    [HV_T_LOADCLASS] = {"class", 1, "LOAD CLASS",
+                        "missing-load-class", HR_WARNING,
+                        "the class has no name: VisualVM shows <unresolved string>, jhat unknown-name@0x...",
+                        "load-class-after-class-dump", HR_WARNING,
+                        "single-pass readers such as jhat warn \"Class name not found\"; write LOAD CLASS "
+                        "before the CLASS DUMP"},
+    [HV_T_CD_INST] = {"class", 1, "CLASS DUMP",
+                      "missing-class-dump", HR_ERROR,
+                      "VisualVM silently drops such instances and jhat fails with \"Class Record for "
+                      "0x... not found\"",
+                      "class-dump-after-instance", HR_ERROR,
+                      "jhat fails with \"Class Record for 0x... not found\"; write each CLASS DUMP before "
+                      "the instances of its class"},
+    [HV_T_CD_SUPER] = {"class", 1, "CLASS DUMP",
+                       "missing-class-dump", HR_ERROR,
+                       "readers cannot decode the inherited fields of its instances",
+                       NULL, 0, NULL},
+    [HV_T_ARRCLASS] = {"class", 1, "CLASS DUMP",
+                       "missing-array-class", HR_WARNING,
+                       "readers cannot type the array; every array class needs LOAD CLASS + CLASS DUMP, "
+                       "as HotSpot writes them",
+                       NULL, 0, NULL},
+};
+
+static void hv_key_text(const hv_ctx *c, int t, uint64_t key, char *buf, size_t n)
+{
+    const hv_track_info *ti = &hv_tracks[t];
+    if (t == HV_T_LOADCLASS || t == HV_T_CD_INST || t == HV_T_CD_SUPER || t == HV_T_ARRCLASS) {
+        char cb[HV_NAME_MAX + 40];
+        snprintf(buf, n, "class %s", hv_cname(c, key, cb, sizeof cb));
+    } else if (ti->hex) {
+        snprintf(buf, n, "%s 0x%llx", ti->noun, (unsigned long long)key);
+    } else {
+        snprintf(buf, n, "%s %llu", ti->noun, (unsigned long long)key);
+    }
+}
+
+static void hv_resolve_track(hv_ctx *c, int t)
+{
+    const hv_track_info *ti = &hv_tracks[t];
+    hv_track *tr = &c->tr[t];
+    for (size_t i = 0; i < tr->npend; i++) {
+        const hv_pend *p = &tr->pend[i];
+        uint64_t *def = hu_map_get(tr->defs, p->key);
+        if (def && !ti->after_kind)
+            continue;
+        const char *kind = def ? ti->after_kind : ti->missing_kind;
+        hr_severity sev = def ? ti->after_sev : ti->missing_sev;
+        if (!hv_count(c, sev, kind))
+            continue;
+        char use[HV_NAME_MAX + 80], key[HV_NAME_MAX + 60], more[64] = "";
+        hv_use_text(c, p, use, sizeof use);
+        hv_key_text(c, t, p->key, key, sizeof key);
+        char msg[HV_MSG_MAX];
+        if (def) {
+            if (p->count > 1)
+                snprintf(more, sizeof more, " (%llu uses before it)", (unsigned long long)p->count);
+            snprintf(msg, sizeof msg,
+                     "%s of %s at offset %llu is %s, which is defined only later, by the %s at "
+                     "offset %llu%s; %s",
+                     hv_role_text(p->role), use, (unsigned long long)p->offset, key,
+                     ti->definer, (unsigned long long)*def, more, ti->after_why);
+        } else {
+            if (p->count > 1)
+                snprintf(more, sizeof more, " (%llu uses in all)", (unsigned long long)p->count);
+            snprintf(msg, sizeof msg,
+                     "%s of %s at offset %llu is %s, but no %s defines it%s; %s",
+                     hv_role_text(p->role), use, (unsigned long long)p->offset, key,
+                     ti->definer, more, ti->missing_why);
+        }
+        /* Sentences start with a capital letter. */
+        if (msg[0] >= 'a' && msg[0] <= 'z')
+            msg[0] = (char)(msg[0] - 'a' + 'A');
+        hv_deliver(c, sev, kind, p->offset, msg);
+    }
+}
+
+/* --------------------------------------------------------------- pass 1 */
+
+static void hv_note_object(hv_ctx *c, hprof_id id, int kind, const hr_sub *s)
+{
+    static const char *const kinds[] = {"", "an INSTANCE DUMP", "an OBJ ARRAY DUMP",
+                                        "a PRIM ARRAY DUMP", "a CLASS DUMP"};
+    int ins;
+    uint64_t *v = hu_map_upsert(&c->objs, id, (uint64_t)kind, &ins);
+    if (!v) {
+        c->oom = 1;
+        return;
+    }
+    if (!ins) {
+        unsigned prev = (unsigned)(*v < 5 ? *v : 0);
+        hv_report(c, HR_ERROR, "duplicate-id", s->offset,
+                  "%s at offset %llu uses object id 0x%llx, which %s already used; readers keep "
+                  "only one of them and silently lose the other",
+                  hv_subname(s->tag), (unsigned long long)s->offset, (unsigned long long)id,
+                  kinds[prev]);
+    }
+}
+
+static int hv_prim_type_of_name(const char *s, uint32_t len)
+{
+    static const struct { const char *name; int type; } names[] = {
+        {"[Z", HPROF_TYPE_BOOLEAN}, {"[C", HPROF_TYPE_CHAR},   {"[F", HPROF_TYPE_FLOAT},
+        {"[D", HPROF_TYPE_DOUBLE},  {"[B", HPROF_TYPE_BYTE},   {"[S", HPROF_TYPE_SHORT},
+        {"[I", HPROF_TYPE_INT},     {"[J", HPROF_TYPE_LONG},   {"boolean[]", HPROF_TYPE_BOOLEAN},
+        {"char[]", HPROF_TYPE_CHAR}, {"float[]", HPROF_TYPE_FLOAT}, {"double[]", HPROF_TYPE_DOUBLE},
+        {"byte[]", HPROF_TYPE_BYTE}, {"short[]", HPROF_TYPE_SHORT}, {"int[]", HPROF_TYPE_INT},
+        {"long[]", HPROF_TYPE_LONG},
+    };
+    if (len > 9)
+        return 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i].name) == len && memcmp(names[i].name, s, len) == 0)
+            return names[i].type;
+    return 0;
+}
+
+static void hv_p1_record(hv_ctx *c, const hr_record *r)
+{
+    uint64_t off = r->offset;
+    switch (r->tag) {
+    case HPROF_TAG_UTF8: {
+        hv_def(c, &c->utf8_defs, r->u.utf8.id, off);
+        int t = hv_prim_type_of_name(r->u.utf8.str, r->u.utf8.len);
+        if (t) {
+            int ins;
+            if (!hu_map_upsert(&c->prim_names, r->u.utf8.id, (uint64_t)t, &ins))
+                c->oom = 1;
+        }
+        break;
+    }
+    case HPROF_TAG_LOAD_CLASS: {
+        uint32_t ser = r->u.load_class.class_serial;
+        hprof_id cid = r->u.load_class.class_id;
+        hv_use(c, HV_T_UTF8, r->u.load_class.name_id, off, HV_W_LOAD_CLASS, HV_R_NAME, cid, ser);
+        hv_use(c, HV_T_TRACE, r->u.load_class.trace_serial, off, HV_W_LOAD_CLASS, HV_R_TRACE,
+               cid, ser);
+        hv_def(c, &c->cser_defs, ser, off);
+        hv_def(c, &c->lc_defs, cid, off);
+        int ins;
+        if (!hu_map_upsert(&c->lc_name, cid, r->u.load_class.name_id, &ins))
+            c->oom = 1;
+        hv_want(c, r->u.load_class.name_id);
+        break;
+    }
+    case HPROF_TAG_UNLOAD_CLASS:
+        hv_use(c, HV_T_CSER, r->u.unload_class.class_serial, off, HV_W_UNLOAD_CLASS,
+               HV_R_CLASS_SERIAL, 0, 0);
+        break;
+    case HPROF_TAG_FRAME: {
+        hprof_id fid = r->u.frame.frame_id;
+        hv_use(c, HV_T_UTF8, r->u.frame.method_name_id, off, HV_W_FRAME, HV_R_METHOD_NAME, fid, 0);
+        hv_use(c, HV_T_UTF8, r->u.frame.method_sig_id, off, HV_W_FRAME, HV_R_METHOD_SIG, fid, 0);
+        /* 0 is "no source file" (HotSpot writes it for hidden classes). */
+        if (r->u.frame.source_file_id)
+            hv_use(c, HV_T_UTF8, r->u.frame.source_file_id, off, HV_W_FRAME, HV_R_SOURCE_FILE,
+                   fid, 0);
+        hv_use(c, HV_T_CSER, r->u.frame.class_serial, off, HV_W_FRAME, HV_R_CLASS_SERIAL, fid, 0);
+        hv_def(c, &c->frame_defs, fid, off);
+        break;
+    }
+    case HPROF_TAG_TRACE: {
+        uint32_t ser = r->u.trace.trace_serial;
+        /* Thread 0 is "no thread": HotSpot's empty trace and the original
+         * agent's traces without thread=y. */
+        if (r->u.trace.thread_serial)
+            hv_use(c, HV_T_THREAD, r->u.trace.thread_serial, off, HV_W_TRACE, HV_R_THREAD, 0, ser);
+        for (uint32_t i = 0; i < r->u.trace.nframes && !c->oom; i++)
+            hv_use(c, HV_T_FRAME, hr_trace_frame(r, c->id_size, i), off, HV_W_TRACE, HV_R_FRAME,
+                   0, ser);
+        hv_def(c, &c->trace_defs, ser, off);
+        break;
+    }
+    case HPROF_TAG_ALLOC_SITES: {
+        /* Sites below the cutoff are not listed, so the totals may exceed the
+         * sums; only sums above the totals are impossible. */
+        uint64_t lb = 0, li = 0, ab = 0, ai = 0;
+        uint32_t bad_site = UINT32_MAX;
+        for (uint32_t i = 0; i < r->u.alloc_sites.nsites && !c->oom; i++) {
+            hr_alloc_site st;
+            hr_alloc_site_at(r, i, &st);
+            /* Class serial 0 is allowed during start-up (the spec says so). */
+            if (st.class_serial)
+                hv_use(c, HV_T_CSER, st.class_serial, off, HV_W_SITES, HV_R_CLASS_SERIAL, 0, i);
+            hv_use(c, HV_T_TRACE, st.trace_serial, off, HV_W_SITES, HV_R_TRACE, 0, i);
+            lb += st.live_bytes;
+            li += st.live_instances;
+            ab += st.alloc_bytes;
+            ai += st.alloc_instances;
+            if (bad_site == UINT32_MAX &&
+                (st.live_bytes > st.alloc_bytes || st.live_instances > st.alloc_instances))
+                bad_site = i;
+        }
+        if (lb > r->u.alloc_sites.total_live_bytes || li > r->u.alloc_sites.total_live_instances ||
+            ab > r->u.alloc_sites.total_alloc_bytes || ai > r->u.alloc_sites.total_alloc_instances)
+            hv_report(c, HR_WARNING, "sites-total-mismatch", off,
+                      "ALLOC SITES at offset %llu lists %u sites whose sums (live %llu bytes / %llu "
+                      "instances, allocated %llu bytes / %llu instances) exceed its totals (live %u / "
+                      "%u, allocated %llu / %llu)",
+                      (unsigned long long)off, r->u.alloc_sites.nsites, (unsigned long long)lb,
+                      (unsigned long long)li, (unsigned long long)ab, (unsigned long long)ai,
+                      r->u.alloc_sites.total_live_bytes, r->u.alloc_sites.total_live_instances,
+                      (unsigned long long)r->u.alloc_sites.total_alloc_bytes,
+                      (unsigned long long)r->u.alloc_sites.total_alloc_instances);
+        if (bad_site != UINT32_MAX)
+            hv_report(c, HR_WARNING, "sites-total-mismatch", off,
+                      "site #%u of ALLOC SITES at offset %llu has more live bytes or instances than "
+                      "it ever allocated",
+                      bad_site, (unsigned long long)off);
+        break;
+    }
+    case HPROF_TAG_START_THREAD: {
+        uint32_t ser = r->u.start_thread.thread_serial;
+        hv_use(c, HV_T_TRACE, r->u.start_thread.trace_serial, off, HV_W_START_THREAD, HV_R_TRACE,
+               0, ser);
+        /* The original agent writes 0 for a missing name or group. */
+        if (r->u.start_thread.name_id)
+            hv_use(c, HV_T_UTF8, r->u.start_thread.name_id, off, HV_W_START_THREAD, HV_R_NAME, 0,
+                   ser);
+        if (r->u.start_thread.group_name_id)
+            hv_use(c, HV_T_UTF8, r->u.start_thread.group_name_id, off, HV_W_START_THREAD,
+                   HV_R_GROUP_NAME, 0, ser);
+        if (r->u.start_thread.parent_group_name_id)
+            hv_use(c, HV_T_UTF8, r->u.start_thread.parent_group_name_id, off, HV_W_START_THREAD,
+                   HV_R_PARENT_GROUP_NAME, 0, ser);
+        hv_def(c, &c->thread_defs, ser, off);
+        break;
+    }
+    case HPROF_TAG_END_THREAD:
+        hv_use(c, HV_T_THREAD, r->u.end_thread.thread_serial, off, HV_W_END_THREAD, HV_R_THREAD,
+               0, 0);
+        break;
+    case HPROF_TAG_CPU_SAMPLES: {
+        /* Traces below the cutoff are not listed but counted in the total. */
+        uint64_t sum = 0;
+        for (uint32_t i = 0; i < r->u.cpu_samples.ntraces && !c->oom; i++) {
+            uint32_t cnt, ser;
+            hr_cpu_sample_at(r, i, &cnt, &ser);
+            hv_use(c, HV_T_TRACE, ser, off, HV_W_SAMPLES, HV_R_TRACE, 0, i);
+            sum += cnt;
+        }
+        if (sum > r->u.cpu_samples.total)
+            hv_report(c, HR_WARNING, "samples-total-mismatch", off,
+                      "CPU SAMPLES at offset %llu says %u samples in total, but its %u traces add "
+                      "up to %llu",
+                      (unsigned long long)off, r->u.cpu_samples.total, r->u.cpu_samples.ntraces,
+                      (unsigned long long)sum);
+        break;
+    }
+    case HPROF_TAG_HEAP_DUMP:
+        if (c->seen_0c || c->in_segments || c->seen_end)
+            hv_report(c, HR_ERROR, "multiple-heap-dumps", off,
+                      "HEAP DUMP (0x0C) at offset %llu starts a second heap dump in this file; jhat "
+                      "reads only the first and VisualVM opens dump #0 (a partial heap); write one "
+                      "dump per file",
+                      (unsigned long long)off);
+        c->seen_0c = 1;
+        if (r->length == 0 && c->version != HPROF_VERSION_1_0_3)
+            hv_report(c, HR_ERROR, "zero-length-segment", off,
+                      "HEAP DUMP (0x0C) at offset %llu has length 0; VisualVM rejects the file "
+                      "(\"Heap dump is broken. Tag 0xc ... has zero length\")",
+                      (unsigned long long)off);
+        break;
+    case HPROF_TAG_HEAP_DUMP_SEGMENT:
+        if (c->version == HPROF_VERSION_1_0_1 && !c->reported_101) {
+            c->reported_101 = 1;
+            hv_report(c, HR_ERROR, "segments-in-1.0.1", off,
+                      "HEAP DUMP SEGMENT at offset %llu in a JAVA PROFILE 1.0.1 file; jhat ignores "
+                      "segments in 1.0.1 files and sees an empty heap; use a 1.0.2 header",
+                      (unsigned long long)off);
+        }
+        if (!c->in_segments) {
+            c->in_segments = 1;
+            c->first_seg_offset = off;
+            c->after_end_run = 0;
+            if (c->seen_end) {
+                c->after_end_run = 1;
+                hv_report(c, HR_ERROR, "sub-after-end", off,
+                          "HEAP DUMP SEGMENT at offset %llu comes after a HEAP DUMP END; jhat stops "
+                          "at the first END and silently misses these sub-records",
+                          (unsigned long long)off);
+            } else if (c->seen_0c) {
+                hv_report(c, HR_ERROR, "multiple-heap-dumps", off,
+                          "HEAP DUMP SEGMENT at offset %llu starts a second heap dump after a HEAP "
+                          "DUMP (0x0C) record; readers see only one of them; write one dump per file",
+                          (unsigned long long)off);
+            }
+        }
+        if (r->length == 0 && c->version != HPROF_VERSION_1_0_3)
+            hv_report(c, HR_ERROR, "zero-length-segment", off,
+                      "HEAP DUMP SEGMENT at offset %llu has length 0; VisualVM rejects the file "
+                      "(\"Heap dump is broken. Tag 0x1c ... has zero length\"); never flush an "
+                      "empty segment",
+                      (unsigned long long)off);
+        break;
+    case HPROF_TAG_HEAP_DUMP_END:
+        if (c->version == HPROF_VERSION_1_0_1 && !c->reported_101) {
+            c->reported_101 = 1;
+            hv_report(c, HR_ERROR, "segments-in-1.0.1", off,
+                      "HEAP DUMP END at offset %llu in a JAVA PROFILE 1.0.1 file; jhat ignores "
+                      "segments in 1.0.1 files; use a 1.0.2 header",
+                      (unsigned long long)off);
+        }
+        c->in_segments = 0;
+        c->seen_end = 1;
+        break;
+    default:
+        /* VisualVM treats any empty record but END as a broken dump; known
+         * fixed-layout records of length 0 are the parser's bad-length. */
+        if (r->length == 0 && !hprof_tag_name(r->tag) && c->version != HPROF_VERSION_1_0_3)
+            hv_report(c, HR_ERROR, "zero-length-segment", off,
+                      "record with tag 0x%02x at offset %llu has length 0; VisualVM rejects any "
+                      "empty record other than HEAP DUMP END (\"Heap dump is broken\")",
+                      r->tag, (unsigned long long)off);
+        break;
+    }
+}
+
+static hv_class *hv_class_of(const hv_ctx *c, hprof_id id)
+{
+    uint64_t *i = hu_map_get(&c->class_idx, id);
+    return i ? &c->classes[*i] : NULL;
+}
+
+static void hv_p1_class_dump(hv_ctx *c, const hr_sub *s)
+{
+    hprof_id cid = s->u.cls.class_id;
+    uint64_t off = s->offset;
+    hv_use(c, HV_T_LOADCLASS, cid, off, HV_W_CLASS_DUMP, HV_R_CLASS, cid, 0);
+    hv_use(c, HV_T_TRACE, s->u.cls.trace_serial, off, HV_W_CLASS_DUMP, HV_R_TRACE, cid, 0);
+    if (s->u.cls.super_id)
+        hv_use(c, HV_T_CD_SUPER, s->u.cls.super_id, off, HV_W_CLASS_DUMP, HV_R_SUPER, cid, 0);
+    const uint8_t *p = s->u.cls.statics;
+    for (uint16_t i = 0; i < s->u.cls.nstatics && p; i++) {
+        hr_static st;
+        p = hr_class_static_next(p, c->id_size, &st);
+        hv_use(c, HV_T_UTF8, st.name_id, off, HV_W_CLASS_DUMP, HV_R_STATIC_NAME, cid, 0);
+        hv_want(c, st.name_id);
+    }
+    hv_note_object(c, cid, HV_OBJ_CLASS, s);
+    int ins;
+    uint64_t *slot = hu_map_upsert(&c->class_idx, cid, c->nclasses, &ins);
+    if (!slot) {
+        c->oom = 1;
+        return;
+    }
+    /* A duplicate CLASS DUMP is reported as duplicate-id; the first is kept
+     * for decoding, but its field names are still checked. */
+    int keep = ins;
+    if (keep) {
+        hv_def(c, &c->cd_defs, cid, off);
+        if (c->nclasses == c->ccap) {
+            size_t ncap = c->ccap ? c->ccap * 2 : 256;
+            hv_class *k = realloc(c->classes, ncap * sizeof *k);
+            if (!k) {
+                c->oom = 1;
+                return;
+            }
+            c->classes = k;
+            c->ccap = ncap;
+        }
+        if (c->nfields + s->u.cls.nfields > c->fcap) {
+            size_t ncap = c->fcap ? c->fcap : 1024;
+            while (ncap < c->nfields + s->u.cls.nfields)
+                ncap *= 2;
+            hv_fieldrec *f = realloc(c->fields, ncap * sizeof *f);
+            if (!f) {
+                c->oom = 1;
+                return;
+            }
+            c->fields = f;
+            c->fcap = ncap;
+        }
+    }
+    hv_class *k = keep ? &c->classes[c->nclasses] : NULL;
+    if (k) {
+        memset(k, 0, sizeof *k);
+        k->id = cid;
+        k->super = s->u.cls.super_id;
+        k->offset = off;
+        k->field0 = c->nfields;
+        k->nfields = s->u.cls.nfields;
+    }
+    p = s->u.cls.fields;
+    for (uint16_t i = 0; i < s->u.cls.nfields && p; i++) {
+        hr_field f;
+        p = hr_class_field_next(p, c->id_size, &f);
+        hv_use(c, HV_T_UTF8, f.name_id, off, HV_W_CLASS_DUMP, HV_R_FIELD_NAME, cid, 0);
+        hv_want(c, f.name_id);
+        if (k) {
+            c->fields[c->nfields].name_id = f.name_id;
+            c->fields[c->nfields].type = f.type;
+            c->nfields++;
+            k->own_bytes += hprof_type_size(f.type, c->id_size);
+        }
+    }
+    if (k)
+        c->nclasses++;
+}
+
+static void hv_p1_instance(hv_ctx *c, const hr_sub *s)
+{
+    hprof_id cid = s->u.inst.class_id, oid = s->u.inst.id;
+    hv_note_object(c, oid, HV_OBJ_INSTANCE, s);
+    hv_use(c, HV_T_TRACE, s->u.inst.trace_serial, s->offset, HV_W_INSTANCE, HV_R_TRACE, oid, 0);
+    hv_use(c, HV_T_CD_INST, cid, s->offset, HV_W_INSTANCE, HV_R_CLASS, oid, 0);
+    /* Aggregate by (class, byte count): the size check needs the whole
+     * class chain, which may only be complete at the end of the file. */
+    uint64_t *head = hu_map_get(&c->inst_idx, cid);
+    size_t j = head ? (size_t)*head : 0;
+    while (j) {
+        hv_inst *e = &c->insts[j - 1];
+        if (e->nbytes == s->u.inst.nbytes) {
+            e->count++;
+            return;
+        }
+        j = e->next;
+    }
+    if (c->ninsts == c->icap) {
+        size_t ncap = c->icap ? c->icap * 2 : 256;
+        hv_inst *n = realloc(c->insts, ncap * sizeof *n);
+        if (!n) {
+            c->oom = 1;
+            return;
+        }
+        c->insts = n;
+        c->icap = ncap;
+    }
+    hv_inst *e = &c->insts[c->ninsts++];
+    e->class_id = cid;
+    e->first_obj = oid;
+    e->nbytes = s->u.inst.nbytes;
+    e->count = 1;
+    e->offset = s->offset;
+    e->next = head ? (size_t)*head : 0;
+    if (hu_map_put(&c->inst_idx, cid, c->ninsts) != 0)
+        c->oom = 1;
+}
+
+static int hv_is_thread_root(unsigned tag)
+{
+    return tag == HPROF_GC_ROOT_JNI_LOCAL || tag == HPROF_GC_ROOT_JAVA_FRAME ||
+           tag == HPROF_GC_ROOT_NATIVE_STACK || tag == HPROF_GC_ROOT_THREAD_BLOCK;
+}
+
+static void hv_p1_sub(hv_ctx *c, const hr_sub *s)
+{
+    uint64_t off = s->offset;
+    switch (s->tag) {
+    case HPROF_GC_ROOT_THREAD_OBJ:
+        hv_use(c, HV_T_TRACE, s->u.root.frame, off, HV_W_ROOT, HV_R_TRACE, s->u.root.id, s->tag);
+        hv_def(c, &c->thread_defs, s->u.root.thread_serial, off);
+        hv_def(c, &c->rthread_defs, s->u.root.thread_serial, off);
+        break;
+    case HPROF_GC_CLASS_DUMP:
+        hv_p1_class_dump(c, s);
+        break;
+    case HPROF_GC_INSTANCE_DUMP:
+        hv_p1_instance(c, s);
+        break;
+    case HPROF_GC_OBJ_ARRAY_DUMP:
+        hv_note_object(c, s->u.oarr.id, HV_OBJ_OBJ_ARRAY, s);
+        hv_use(c, HV_T_TRACE, s->u.oarr.trace_serial, off, HV_W_OBJ_ARRAY, HV_R_TRACE,
+               s->u.oarr.id, 0);
+        hv_use(c, HV_T_ARRCLASS, s->u.oarr.class_id, off, HV_W_OBJ_ARRAY, HV_R_CLASS,
+               s->u.oarr.id, 0);
+        break;
+    case HPROF_GC_PRIM_ARRAY_DUMP: {
+        hv_note_object(c, s->u.parr.id, HV_OBJ_PRIM_ARRAY, s);
+        hv_use(c, HV_T_TRACE, s->u.parr.trace_serial, off, HV_W_PRIM_ARRAY, HV_R_TRACE,
+               s->u.parr.id, 0);
+        unsigned t = s->u.parr.type;
+        if (t < HV_NTYPES) {
+            if (c->parr[t].count++ == 0) {
+                c->parr[t].offset = off;
+                c->parr[t].first_obj = s->u.parr.id;
+            }
+        }
+        break;
+    }
+    case HPROF_GC_HEAP_DUMP_INFO:
+        hv_use(c, HV_T_UTF8, s->u.root.id, off, HV_W_HEAP_INFO, HV_R_HEAP_NAME, 0, 0);
+        break;
+    default:
+        if (hv_is_thread_root(s->tag))
+            hv_use(c, HV_T_RTHREAD, s->u.root.thread_serial, off, HV_W_ROOT, HV_R_THREAD,
+                   s->u.root.id, s->tag);
+        break;
+    }
+}
+
+/* ------------------------------------------------------- after pass 1 */
+
+/* Computes every class's chain size once (memoised walk, so a long or
+ * cyclic super chain in a hostile file costs linear time). */
+static int hv_chains(hv_ctx *c)
+{
+    if (!c->nclasses)
+        return 0;
+    size_t *path = malloc(c->nclasses * sizeof *path);
+    if (!path)
+        return -1;
+    for (size_t i = 0; i < c->nclasses; i++) {
+        if (c->classes[i].state != HV_CHAIN_TODO)
+            continue;
+        size_t n = 0, cur = i;
+        int base_state;
+        uint64_t base_bytes = 0;
+        for (;;) {
+            hv_class *k = &c->classes[cur];
+            if (k->state == HV_CHAIN_OK) {
+                base_state = HV_CHAIN_OK;
+                base_bytes = k->chain_bytes;
+                break;
+            }
+            if (k->state == HV_CHAIN_BROKEN || k->state == HV_CHAIN_BUSY) {
+                base_state = HV_CHAIN_BROKEN; /* BUSY: a cycle */
+                break;
+            }
+            k->state = HV_CHAIN_BUSY;
+            path[n++] = cur;
+            if (!k->super) {
+                base_state = HV_CHAIN_OK;
+                break;
+            }
+            uint64_t *sup = hu_map_get(&c->class_idx, k->super);
+            if (!sup) {
+                base_state = HV_CHAIN_BROKEN;
+                break;
+            }
+            cur = (size_t)*sup;
+        }
+        while (n) {
+            hv_class *k = &c->classes[path[--n]];
+            if (base_state == HV_CHAIN_OK) {
+                base_bytes += k->own_bytes;
+                k->chain_bytes = base_bytes;
+            }
+            k->state = (uint8_t)base_state;
+        }
+    }
+    free(path);
+    return 0;
+}
+
+static void hv_check_instances(hv_ctx *c)
+{
+    for (size_t i = 0; i < c->ninsts; i++) {
+        const hv_inst *e = &c->insts[i];
+        const hv_class *k = hv_class_of(c, e->class_id);
+        if (!k || k->state != HV_CHAIN_OK || k->chain_bytes == e->nbytes)
+            continue;
+        if (!hv_count(c, HR_ERROR, "instance-size-mismatch"))
+            continue;
+        char chain[HV_MSG_MAX / 2], nb[HV_NAME_MAX + 8];
+        size_t len = 0;
+        int steps = 0;
+        chain[0] = '\0';
+        for (const hv_class *q = k; q && len < sizeof chain - 1; steps++) {
+            if (steps == 8) {
+                snprintf(chain + len, sizeof chain - len, " -> ...");
+                break;
+            }
+            len += (size_t)snprintf(chain + len, sizeof chain - len, "%s%s", steps ? " -> " : "",
+                                    hv_cshort(c, q->id, nb, sizeof nb));
+            q = q->super ? hv_class_of(c, q->super) : NULL;
+        }
+        char more[80] = "";
+        if (e->count > 1)
+            snprintf(more, sizeof more, " (and %llu more instances of that class with this size)",
+                     (unsigned long long)(e->count - 1));
+        char msg[HV_MSG_MAX];
+        snprintf(msg, sizeof msg,
+                 "INSTANCE DUMP of object 0x%llx at offset %llu has %u bytes of field values but its "
+                 "class chain %s needs %llu%s; readers decode garbage values and references",
+                 (unsigned long long)e->first_obj, (unsigned long long)e->offset, e->nbytes, chain,
+                 (unsigned long long)k->chain_bytes, more);
+        hv_deliver(c, HR_ERROR, "instance-size-mismatch", e->offset, msg);
+    }
+}
+
+static void hv_check_prim_array_classes(hv_ctx *c)
+{
+    static const char *const desc[HV_NTYPES] = {
+        [HPROF_TYPE_BOOLEAN] = "[Z", [HPROF_TYPE_CHAR] = "[C", [HPROF_TYPE_FLOAT] = "[F",
+        [HPROF_TYPE_DOUBLE] = "[D", [HPROF_TYPE_BYTE] = "[B", [HPROF_TYPE_SHORT] = "[S",
+        [HPROF_TYPE_INT] = "[I", [HPROF_TYPE_LONG] = "[J"};
+    int found[HV_NTYPES] = {0};
+    hprof_id cls[HV_NTYPES] = {0};
+    size_t it = 0;
+    uint64_t cid, nid;
+    while (hu_map_next(&c->lc_name, &it, &cid, &nid)) {
+        uint64_t *t = hu_map_get(&c->prim_names, nid);
+        if (!t || *t >= HV_NTYPES)
+            continue;
+        int has_dump = hu_map_get(&c->cd_defs, cid) != NULL;
+        if (has_dump) {
+            found[*t] = 2;
+            cls[*t] = cid;
+        } else if (!found[*t]) {
+            found[*t] = 1;
+            cls[*t] = cid;
+        }
+    }
+    for (unsigned t = 0; t < HV_NTYPES; t++) {
+        if (!c->parr[t].count || found[t] == 2 || !desc[t])
+            continue;
+        const hv_parr *pa = &c->parr[t];
+        if (found[t] == 0)
+            hv_report(c, HR_ERROR, "missing-array-class", pa->offset,
+                      "PRIM ARRAY DUMP of object 0x%llx at offset %llu (%llu %s arrays in all) has "
+                      "no array class: no LOAD CLASS names %s or %s[]; VisualVM fails with "
+                      "\"Invalid type %u\"",
+                      (unsigned long long)pa->first_obj, (unsigned long long)pa->offset,
+                      (unsigned long long)pa->count, hprof_type_name(t), desc[t],
+                      hprof_type_name(t), t);
+        else
+            hv_report(c, HR_ERROR, "missing-array-class", pa->offset,
+                      "PRIM ARRAY DUMP of object 0x%llx at offset %llu (%llu %s arrays in all): its "
+                      "array class 0x%llx has a LOAD CLASS but no CLASS DUMP; VisualVM fails with "
+                      "\"Invalid type %u\"",
+                      (unsigned long long)pa->first_obj, (unsigned long long)pa->offset,
+                      (unsigned long long)pa->count, hprof_type_name(t),
+                      (unsigned long long)cls[t], t);
+    }
+}
+
+/* --------------------------------------------------------------- pass 2 */
+
+static int hv_known(const hv_ctx *c, hprof_id id)
+{
+    return id == 0 || hu_map_get(&c->objs, id) != NULL;
+}
+
+static void hv_dangling(hv_ctx *c, uint64_t off, hprof_id ref, const char *where)
+{
+    if (!hv_count(c, HR_WARNING, "dangling-ref"))
+        return;
+    char msg[HV_MSG_MAX];
+    snprintf(msg, sizeof msg,
+             "%s at offset %llu holds 0x%llx, which is not the id of any object or class in the "
+             "dump; readers show it as an unresolved reference",
+             where, (unsigned long long)off, (unsigned long long)ref);
+    hv_deliver(c, HR_WARNING, "dangling-ref", off, msg);
+}
+
+static void hv_p2_instance(hv_ctx *c, const hr_sub *s)
+{
+    const hv_class *k = hv_class_of(c, s->u.inst.class_id);
+    /* A wrong size was reported in pass 1; decoding it would only add noise. */
+    if (!k || k->state != HV_CHAIN_OK || k->chain_bytes != s->u.inst.nbytes)
+        return;
+    const uint8_t *v = s->u.inst.values;
+    uint64_t pos = 0;
+    for (const hv_class *q = k; q; q = q->super ? hv_class_of(c, q->super) : NULL) {
+        for (uint32_t i = 0; i < q->nfields; i++) {
+            const hv_fieldrec *f = &c->fields[q->field0 + i];
+            unsigned sz = hprof_type_size(f->type, c->id_size);
+            if (f->type == HPROF_TYPE_OBJECT) {
+                hprof_id ref = hr_get_id(v + pos, c->id_size);
+                if (!hv_known(c, ref)) {
+                    char where[HV_MSG_MAX / 2], cb[HV_NAME_MAX + 40];
+                    const char *fname = hv_name(c, f->name_id);
+                    char fb[40];
+                    if (!fname) {
+                        snprintf(fb, sizeof fb, "0x%llx", (unsigned long long)f->name_id);
+                        fname = fb;
+                    }
+                    snprintf(where, sizeof where, "Field %s of class %s in INSTANCE DUMP of object 0x%llx",
+                             fname, hv_cname(c, q->id, cb, sizeof cb),
+                             (unsigned long long)s->u.inst.id);
+                    hv_dangling(c, s->offset, ref, where);
+                }
+            }
+            pos += sz;
+        }
+    }
+}
+
+static void hv_p2_class_dump(hv_ctx *c, const hr_sub *s)
+{
+    char where[HV_MSG_MAX / 2], cb[HV_NAME_MAX + 40];
+    hprof_id cid = s->u.cls.class_id;
+    const struct { hprof_id id; const char *what; } refs[] = {
+        {s->u.cls.loader_id, "class loader"},
+        {s->u.cls.signers_id, "signers"},
+        {s->u.cls.protection_domain_id, "protection domain"},
+    };
+    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
+        if (hv_known(c, refs[i].id))
+            continue;
+        snprintf(where, sizeof where, "The %s of CLASS DUMP of class %s", refs[i].what,
+                 hv_cname(c, cid, cb, sizeof cb));
+        hv_dangling(c, s->offset, refs[i].id, where);
+    }
+    const uint8_t *p = s->u.cls.statics;
+    for (uint16_t i = 0; i < s->u.cls.nstatics && p; i++) {
+        hr_static st;
+        p = hr_class_static_next(p, c->id_size, &st);
+        if (st.type != HPROF_TYPE_OBJECT || hv_known(c, st.value))
+            continue;
+        const char *sname = hv_name(c, st.name_id);
+        char sb[40];
+        if (!sname) {
+            snprintf(sb, sizeof sb, "0x%llx", (unsigned long long)st.name_id);
+            sname = sb;
+        }
+        snprintf(where, sizeof where, "Static field %s of CLASS DUMP of class %s", sname,
+                 hv_cname(c, cid, cb, sizeof cb));
+        hv_dangling(c, s->offset, st.value, where);
+    }
+}
+
+static void hv_p2_sub(hv_ctx *c, const hr_sub *s)
+{
+    char where[160];
+    switch (s->tag) {
+    case HPROF_GC_CLASS_DUMP:
+        hv_p2_class_dump(c, s);
+        break;
+    case HPROF_GC_INSTANCE_DUMP:
+        hv_p2_instance(c, s);
+        break;
+    case HPROF_GC_OBJ_ARRAY_DUMP:
+        for (uint32_t i = 0; i < s->u.oarr.n; i++) {
+            hprof_id ref = hr_get_id(s->u.oarr.elems + (size_t)i * c->id_size, c->id_size);
+            if (hv_known(c, ref))
+                continue;
+            snprintf(where, sizeof where, "Element %u of OBJ ARRAY DUMP of object 0x%llx", i,
+                     (unsigned long long)s->u.oarr.id);
+            hv_dangling(c, s->offset, ref, where);
+        }
+        break;
+    case HPROF_GC_PRIM_ARRAY_DUMP:
+    case HPROF_GC_HEAP_DUMP_INFO:
+        break;
+    default:
+        /* Every other sub-record is a root whose `id` is an object. */
+        if (!hv_known(c, s->u.root.id)) {
+            snprintf(where, sizeof where, "%s", hv_subname(s->tag));
+            hv_dangling(c, s->offset, s->u.root.id, where);
+        }
+        break;
+    }
+}
+
+/* ------------------------------------------------------------ callbacks */
+
+static int hv_on_header(void *ctx, const hr_header *h)
+{
+    hv_ctx *c = ctx;
+    c->id_size = h->id_size;
+    c->version = h->version;
+    /* The parser reports a bad header itself; ids of other sizes cannot be
+     * decoded safely, so stop there. */
+    if (h->id_size != 4 && h->id_size != 8)
+        return 1;
+    return 0;
+}
+
+static int hv_on_record(void *ctx, const hr_record *r)
+{
+    hv_ctx *c = ctx;
+    if (c->pass == 1)
+        hv_p1_record(c, r);
+    else if (r->tag == HPROF_TAG_UTF8)
+        hv_keep_name(c, r->u.utf8.id, r->u.utf8.str, r->u.utf8.len);
+    return c->oom;
+}
+
+static int hv_on_sub(void *ctx, const hr_sub *s)
+{
+    hv_ctx *c = ctx;
+    if (c->pass == 1)
+        hv_p1_sub(c, s);
+    else
+        hv_p2_sub(c, s);
+    return c->oom;
+}
+
+static void hv_on_parser_problem(void *ctx, hr_severity sev, const char *kind, uint64_t offset,
+                                 const char *msg)
+{
+    hv_ctx *c = ctx;
+    /* Pass 2 reads the same bytes: its structural problems are repeats. */
+    if (c->pass != 1)
+        return;
+    if (hv_count(c, sev, kind))
+        hv_deliver(c, sev, kind, offset, msg);
+}
+
+/* ------------------------------------------------------------------ API */
+
+void hv_options_init(hv_options *o)
+{
+    o->max_per_kind = 10;
+    o->ignore = NULL;
+    o->on_problem = NULL;
+    o->ctx = NULL;
+}
+
+static void hv_ctx_init(hv_ctx *c)
+{
+    memset(c, 0, sizeof *c);
+    hu_map *maps[] = {&c->utf8_defs, &c->cser_defs, &c->trace_defs, &c->frame_defs,
+                      &c->thread_defs, &c->rthread_defs, &c->lc_defs, &c->cd_defs,
+                      &c->lc_name, &c->prim_names, &c->objs, &c->class_idx, &c->inst_idx,
+                      &c->want};
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
+        hu_map_init(maps[i]);
+    for (int t = 0; t < HV_NTRACK; t++)
+        hu_map_init(&c->tr[t].index);
+    c->tr[HV_T_UTF8].defs = &c->utf8_defs;
+    c->tr[HV_T_CSER].defs = &c->cser_defs;
+    c->tr[HV_T_TRACE].defs = &c->trace_defs;
+    c->tr[HV_T_FRAME].defs = &c->frame_defs;
+    c->tr[HV_T_THREAD].defs = &c->thread_defs;
+    c->tr[HV_T_RTHREAD].defs = &c->rthread_defs;
+    c->tr[HV_T_LOADCLASS].defs = &c->lc_defs;
+    c->tr[HV_T_CD_INST].defs = &c->cd_defs;
+    c->tr[HV_T_CD_SUPER].defs = &c->cd_defs;
+    c->tr[HV_T_ARRCLASS].defs = &c->cd_defs;
+}
+
+static void hv_ctx_free(hv_ctx *c)
+{
+    hu_map *maps[] = {&c->utf8_defs, &c->cser_defs, &c->trace_defs, &c->frame_defs,
+                      &c->thread_defs, &c->rthread_defs, &c->lc_defs, &c->cd_defs,
+                      &c->lc_name, &c->prim_names, &c->objs, &c->class_idx, &c->inst_idx,
+                      &c->want};
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
+        hu_map_cleanup(maps[i]);
+    for (int t = 0; t < HV_NTRACK; t++) {
+        hu_map_cleanup(&c->tr[t].index);
+        free(c->tr[t].pend);
+    }
+    free(c->classes);
+    free(c->fields);
+    free(c->insts);
+    free(c->names);
+}
+
+int hv_verify(hr_source *src, const hv_options *o, hv_result *res)
+{
+    hv_options defaults;
+    hv_result local;
+    if (!o) {
+        hv_options_init(&defaults);
+        o = &defaults;
+    }
+    if (!res)
+        res = &local;
+    memset(res, 0, sizeof *res);
+
+    hv_ctx *c = malloc(sizeof *c);
+    if (!c)
+        return -1;
+    hv_ctx_init(c);
+    c->opt = o;
+    c->res = res;
+
+    hr_callbacks cb = {hv_on_header, hv_on_record, hv_on_sub, hv_on_parser_problem, NULL};
+    hr_stats *st = calloc(1, sizeof *st); /* ~8 KiB: keep it off the stack */
+    if (!st) {
+        hv_ctx_free(c);
+        free(c);
+        return -1;
+    }
+    c->pass = 1;
+    res->parse_status = hr_parse(src, &cb, c, st);
+    c->end_offset = st->bytes;
+    free(st);
+    int rc = 0;
+    if (c->oom || hv_chains(c) != 0) {
+        rc = -1;
+        goto out;
+    }
+
+    /* Pass 2 only makes sense over the same bytes a second time. */
+    if (hr_source_rewind(src) == 0) {
+        c->pass = 2;
+        hr_status s2 = hr_parse(src, &cb, c, NULL);
+        if (c->oom) {
+            rc = -1;
+            goto out;
+        }
+        (void)s2;
+        res->resolved_refs = 1;
+    }
+
+    for (int t = 0; t < HV_NTRACK; t++)
+        hv_resolve_track(c, t);
+    hv_check_instances(c);
+    hv_check_prim_array_classes(c);
+    /* A truncated file already says why it has no END. */
+    if (c->in_segments && res->parse_status == HR_OK)
+        hv_report(c, HR_ERROR, "no-heap-end", c->end_offset,
+                  "the file ends at offset %llu inside a segmented heap dump (HEAP DUMP SEGMENT "
+                  "at offset %llu onwards) without a HEAP DUMP END; VisualVM rejects the whole "
+                  "file (\"Invalid segment 0\")",
+                  (unsigned long long)c->end_offset, (unsigned long long)c->first_seg_offset);
+    rc = (res->errors || res->warnings) ? 1 : 0;
+out:
+    hv_ctx_free(c);
+    free(c);
+    return rc;
+}

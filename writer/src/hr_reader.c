@@ -246,11 +246,14 @@ static const uint8_t *hr_need(hr_source *s, uint64_t pos, uint64_t n, uint64_t *
         s->ioerr = EINVAL;
         return s->win;
     }
-    /* drop bytes before pos */
-    uint64_t drop = pos - s->win_off;
-    if (drop >= s->win_len) {
+    uint64_t rel = pos - s->win_off;
+    if (rel < s->win_len && s->win_len - rel >= n) {
+        *avail = n; /* fast path: already in the window */
+        return s->win + rel;
+    }
+    if (rel >= s->win_len) {
         /* pos at or beyond the window: skip forward by reading */
-        uint64_t skip = drop - s->win_len;
+        uint64_t skip = rel - s->win_len;
         s->win_off += s->win_len;
         s->win_len = 0;
         while (skip > 0 && !s->eof && !s->ioerr) {
@@ -276,9 +279,11 @@ static const uint8_t *hr_need(hr_source *s, uint64_t pos, uint64_t n, uint64_t *
             *avail = 0;
             return s->win;
         }
-    } else if (drop > 0) {
-        memmove(s->win, s->win + drop, s->win_len - (size_t)drop);
-        s->win_len -= (size_t)drop;
+    } else if (rel > 0) {
+        /* compact only when the unit at pos does not fit: about once per
+         * window's worth of input, not once per record */
+        memmove(s->win, s->win + rel, s->win_len - (size_t)rel);
+        s->win_len -= (size_t)rel;
         s->win_off = pos;
     }
     while (s->win_len < n && !s->eof && !s->ioerr) {

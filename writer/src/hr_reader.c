@@ -451,6 +451,7 @@ static int hr_decode(hr_parser *p, hr_record *r)
         hr_problem(p, HR_ERROR, "bad-length", r->offset,
                    "%s record at offset %llu has length %u; its layout needs %llu", name,
                    (unsigned long long)r->offset, r->length, (unsigned long long)fixed);
+        r->malformed = 1;
         return -1;
     }
     uint64_t need = 0;
@@ -551,6 +552,7 @@ static int hr_decode(hr_parser *p, hr_record *r)
                "%s record at offset %llu has length %u; its contents need %llu", name,
                (unsigned long long)r->offset, r->length, (unsigned long long)need);
     memset(&r->u, 0, sizeof r->u);
+    r->malformed = 1;
     return -1;
 }
 

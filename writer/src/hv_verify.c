@@ -60,11 +60,19 @@ enum hv_track_id {
     HV_NTRACK
 };
 
-/* One distinct key used before (or without) its definition. */
-typedef struct hv_pend {
-    uint64_t key, offset, aux, count;
+/* One use of a key: which record, which field, where. */
+typedef struct hv_usepos {
+    uint64_t offset, aux, count;
     uint32_t aux2;
     uint8_t what, role;
+} hv_usepos;
+
+/* One distinct key used before (or without) its definition: its first use,
+ * and its first use by a record that single-pass readers resolve on the
+ * spot (only those make a late definition a problem). */
+typedef struct hv_pend {
+    uint64_t key;
+    hv_usepos first, ordered;
 } hv_pend;
 
 typedef struct hv_track {
@@ -138,7 +146,6 @@ typedef struct hv_ctx {
     int seen_end;         /* a 0x2C was seen */
     int seen_0c;          /* a 0x0C was seen */
     int reported_101;
-    int after_end_run;    /* the current run of segments started after an END */
     uint64_t first_seg_offset;
 
     /* names for the sentences: UTF8 id -> position in names + 1 (0: wanted) */
@@ -300,12 +307,40 @@ static const char *hv_subname(unsigned tag)
 
 /* ------------------------------------------------------- pending uses */
 
+/* Whether a single-pass reader (jhat) looks the key up when it meets this
+ * use. It skips LOAD CLASS trace serials, START/END THREAD, ALLOC SITES and
+ * CPU SAMPLES; HotSpot itself writes LOAD CLASS (trace serial 1) before
+ * TRACE 1, so a late definition only matters for the other uses. */
+static int hv_ordered(int t, unsigned what)
+{
+    switch (t) {
+    case HV_T_UTF8: return what != HV_W_START_THREAD && what != HV_W_HEAP_INFO;
+    case HV_T_CSER: return what == HV_W_FRAME;
+    case HV_T_TRACE:
+        return what == HV_W_ROOT || what == HV_W_CLASS_DUMP || what == HV_W_INSTANCE ||
+               what == HV_W_OBJ_ARRAY || what == HV_W_PRIM_ARRAY;
+    default: return 1;
+    }
+}
+
+static void hv_usepos_set(hv_usepos *u, uint64_t offset, uint8_t what, uint8_t role, uint64_t aux,
+                          uint32_t aux2)
+{
+    u->offset = offset;
+    u->aux = aux;
+    u->aux2 = aux2;
+    u->count = 1;
+    u->what = what;
+    u->role = role;
+}
+
 static void hv_use(hv_ctx *c, int t, uint64_t key, uint64_t offset, uint8_t what,
                    uint8_t role, uint64_t aux, uint32_t aux2)
 {
     hv_track *tr = &c->tr[t];
     if (c->pass != 1 || hu_map_get(tr->defs, key))
         return;
+    int ordered = hv_ordered(t, what);
     int ins;
     uint64_t *slot = hu_map_upsert(&tr->index, key, tr->npend, &ins);
     if (!slot) {
@@ -313,7 +348,10 @@ static void hv_use(hv_ctx *c, int t, uint64_t key, uint64_t offset, uint8_t what
         return;
     }
     if (!ins) {
-        tr->pend[*slot].count++;
+        hv_pend *p = &tr->pend[*slot];
+        p->first.count++;
+        if (ordered && p->ordered.count++ == 0)
+            hv_usepos_set(&p->ordered, offset, what, role, aux, aux2);
         return;
     }
     if (tr->npend == tr->cap) {
@@ -327,13 +365,11 @@ static void hv_use(hv_ctx *c, int t, uint64_t key, uint64_t offset, uint8_t what
         tr->cap = ncap;
     }
     hv_pend *p = &tr->pend[tr->npend++];
+    memset(p, 0, sizeof *p);
     p->key = key;
-    p->offset = offset;
-    p->aux = aux;
-    p->aux2 = aux2;
-    p->count = 1;
-    p->what = what;
-    p->role = role;
+    hv_usepos_set(&p->first, offset, what, role, aux, aux2);
+    if (ordered)
+        p->ordered = p->first;
 }
 
 /* Records a definition (the first one wins: it is what a reader sees first). */
@@ -366,7 +402,7 @@ static const char *hv_role_text(unsigned role)
     }
 }
 
-static void hv_use_text(const hv_ctx *c, const hv_pend *p, char *buf, size_t n)
+static void hv_use_text(const hv_ctx *c, const hv_usepos *p, char *buf, size_t n)
 {
     char cb[HV_NAME_MAX + 40];
     unsigned long long aux = (unsigned long long)p->aux;
@@ -485,17 +521,18 @@ static void hv_resolve_track(hv_ctx *c, int t)
     const hv_track_info *ti = &hv_tracks[t];
     hv_track *tr = &c->tr[t];
     for (size_t i = 0; i < tr->npend; i++) {
-        const hv_pend *p = &tr->pend[i];
-        uint64_t *def = hu_map_get(tr->defs, p->key);
-        if (def && !ti->after_kind)
+        const hv_pend *pe = &tr->pend[i];
+        uint64_t *def = hu_map_get(tr->defs, pe->key);
+        if (def && (!ti->after_kind || !pe->ordered.count))
             continue;
+        const hv_usepos *p = def ? &pe->ordered : &pe->first;
         const char *kind = def ? ti->after_kind : ti->missing_kind;
         hr_severity sev = def ? ti->after_sev : ti->missing_sev;
         if (!hv_count(c, sev, kind))
             continue;
         char use[HV_NAME_MAX + 80], key[HV_NAME_MAX + 60], more[64] = "";
         hv_use_text(c, p, use, sizeof use);
-        hv_key_text(c, t, p->key, key, sizeof key);
+        hv_key_text(c, t, pe->key, key, sizeof key);
         char msg[HV_MSG_MAX];
         if (def) {
             if (p->count > 1)
@@ -560,9 +597,33 @@ static int hv_prim_type_of_name(const char *s, uint32_t len)
     return 0;
 }
 
+/* True when the parser could decode the record into r->u. A record whose
+ * length contradicts its layout is reported by the parser (bad-length) and
+ * still handed over with a zeroed union: reading it would invent uses of
+ * id 0 and serial 0. */
+static int hv_decoded(const hv_ctx *c, const hr_record *r)
+{
+    uint64_t id = c->id_size, len = r->length;
+    switch (r->tag) {
+    case HPROF_TAG_UTF8: return len >= id;
+    case HPROF_TAG_LOAD_CLASS: return len == 8 + 2 * id;
+    case HPROF_TAG_UNLOAD_CLASS: return len == 4;
+    case HPROF_TAG_FRAME: return len == 8 + 4 * id;
+    case HPROF_TAG_TRACE: return len >= 12 && len == 12 + (uint64_t)hr_get_u4(r->body + 8) * id;
+    case HPROF_TAG_ALLOC_SITES:
+        return len >= 34 && len == 34 + (uint64_t)hr_get_u4(r->body + 30) * 25;
+    case HPROF_TAG_START_THREAD: return len == 8 + 4 * id;
+    case HPROF_TAG_END_THREAD: return len == 4;
+    case HPROF_TAG_CPU_SAMPLES: return len >= 8 && len == 8 + (uint64_t)hr_get_u4(r->body + 4) * 8;
+    default: return 1;
+    }
+}
+
 static void hv_p1_record(hv_ctx *c, const hr_record *r)
 {
     uint64_t off = r->offset;
+    if (r->body && !hv_decoded(c, r))
+        return;
     switch (r->tag) {
     case HPROF_TAG_UTF8: {
         hv_def(c, &c->utf8_defs, r->u.utf8.id, off);
@@ -649,7 +710,7 @@ static void hv_p1_record(hv_ctx *c, const hr_record *r)
                       (unsigned long long)r->u.alloc_sites.total_alloc_instances);
         if (bad_site != UINT32_MAX)
             hv_report(c, HR_WARNING, "sites-total-mismatch", off,
-                      "site #%u of ALLOC SITES at offset %llu has more live bytes or instances than "
+                      "Site #%u of ALLOC SITES at offset %llu has more live bytes or instances than "
                       "it ever allocated",
                       bad_site, (unsigned long long)off);
         break;
@@ -717,9 +778,7 @@ static void hv_p1_record(hv_ctx *c, const hr_record *r)
         if (!c->in_segments) {
             c->in_segments = 1;
             c->first_seg_offset = off;
-            c->after_end_run = 0;
             if (c->seen_end) {
-                c->after_end_run = 1;
                 hv_report(c, HR_ERROR, "sub-after-end", off,
                           "HEAP DUMP SEGMENT at offset %llu comes after a HEAP DUMP END; jhat stops "
                           "at the first END and silently misses these sub-records",
@@ -754,7 +813,7 @@ static void hv_p1_record(hv_ctx *c, const hr_record *r)
          * fixed-layout records of length 0 are the parser's bad-length. */
         if (r->length == 0 && !hprof_tag_name(r->tag) && c->version != HPROF_VERSION_1_0_3)
             hv_report(c, HR_ERROR, "zero-length-segment", off,
-                      "record with tag 0x%02x at offset %llu has length 0; VisualVM rejects any "
+                      "Record with tag 0x%02x at offset %llu has length 0; VisualVM rejects any "
                       "empty record other than HEAP DUMP END (\"Heap dump is broken\")",
                       r->tag, (unsigned long long)off);
         break;
@@ -1208,7 +1267,7 @@ static int hv_on_record(void *ctx, const hr_record *r)
     hv_ctx *c = ctx;
     if (c->pass == 1)
         hv_p1_record(c, r);
-    else if (r->tag == HPROF_TAG_UTF8)
+    else if (r->tag == HPROF_TAG_UTF8 && hv_decoded(c, r))
         hv_keep_name(c, r->u.utf8.id, r->u.utf8.str, r->u.utf8.len);
     return c->oom;
 }
@@ -1324,12 +1383,11 @@ int hv_verify(hr_source *src, const hv_options *o, hv_result *res)
     /* Pass 2 only makes sense over the same bytes a second time. */
     if (hr_source_rewind(src) == 0) {
         c->pass = 2;
-        hr_status s2 = hr_parse(src, &cb, c, NULL);
+        hr_parse(src, &cb, c, NULL); /* its status repeats pass 1's */
         if (c->oom) {
             rc = -1;
             goto out;
         }
-        (void)s2;
         res->resolved_refs = 1;
     }
 
@@ -1340,7 +1398,7 @@ int hv_verify(hr_source *src, const hv_options *o, hv_result *res)
     /* A truncated file already says why it has no END. */
     if (c->in_segments && res->parse_status == HR_OK)
         hv_report(c, HR_ERROR, "no-heap-end", c->end_offset,
-                  "the file ends at offset %llu inside a segmented heap dump (HEAP DUMP SEGMENT "
+                  "The file ends at offset %llu inside a segmented heap dump (HEAP DUMP SEGMENT "
                   "at offset %llu onwards) without a HEAP DUMP END; VisualVM rejects the whole "
                   "file (\"Invalid segment 0\")",
                   (unsigned long long)c->end_offset, (unsigned long long)c->first_seg_offset);

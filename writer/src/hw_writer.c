@@ -485,9 +485,15 @@ int hw_frame(hw_writer *w, hprof_id frame_id, hprof_id method_name_id, hprof_id 
 int hw_trace(hw_writer *w, uint32_t trace_serial, uint32_t thread_serial, uint32_t nframes,
              const hprof_id *frame_ids)
 {
-    if (w->err || hw_check_ids(w, frame_ids, nframes))
-        return w->err;
     uint64_t blen = 12 + (uint64_t)nframes * w->idsz;
+    if (w->err)
+        return w->err;
+    /* the length first: the ids are only read once they are known to fit */
+    if (blen > HPROF_U4_MAX)
+        return hw_fail(w, EFBIG, "TRACE record of %llu bytes does not fit a u4 length",
+                       (unsigned long long)blen);
+    if (hw_check_ids(w, frame_ids, nframes))
+        return w->err;
     uint8_t *p = hw_rec_begin(w, HPROF_TAG_TRACE, blen, 12);
     if (!p)
         return w->err;
@@ -662,9 +668,12 @@ int hw_heap_end(hw_writer *w)
     if (w->in_sub)
         return hw_fail(w, EINVAL, "heap dump ended inside an unfinished sub-record");
     if (w->opt.heap_mode == HW_HEAP_SINGLE) {
-        /* the single record is emitted even when empty: one dump per call */
+        /* an empty 0x0C is dropped: VisualVM rejects zero-length records */
         size_t body = w->len - w->seg_start - HW_SEG_HDR;
-        hw_be4(w->buf + w->seg_start + 5, (uint32_t)body);
+        if (body == 0)
+            w->len = w->seg_start;
+        else
+            hw_be4(w->buf + w->seg_start + 5, (uint32_t)body);
         w->seg_open = 0;
         w->in_heap = 0;
         return 0;
@@ -968,7 +977,14 @@ int hw_obj_array_begin(hw_writer *w, hprof_id obj, uint32_t trace_serial, hprof_
 int hw_obj_array_dump(hw_writer *w, hprof_id obj, uint32_t trace_serial, hprof_id array_class_id,
                       uint32_t n, const hprof_id *elems)
 {
-    if (w->err || hw_check_ids(w, elems, n))
+    if (w->err)
+        return w->err;
+    /* the length first: the elements are only read once they are known to fit */
+    uint64_t size = 1 + HPROF_OBJ_ARRAY_DUMP_FIXED(w->idsz) + (uint64_t)n * w->idsz;
+    if (size > HPROF_U4_MAX)
+        return hw_fail(w, EFBIG, "OBJ ARRAY DUMP of %llu bytes does not fit a u4 length; refused",
+                       (unsigned long long)size);
+    if (hw_check_ids(w, elems, n))
         return w->err;
     if (hw_obj_array_begin(w, obj, trace_serial, array_class_id, n))
         return w->err;

@@ -39,6 +39,9 @@ typedef struct hr_record {
     uint32_t length;
     uint64_t offset; /* of the tag byte */
     const uint8_t *body;
+    /* 1 when the length contradicts the record's layout (reported as
+     * "bad-length"): then `u` is all zero and must not be used */
+    uint8_t malformed;
     union {
         struct { hprof_id id; const char *str; uint32_t len; } utf8; /* str not NUL-terminated */
         struct { uint32_t class_serial; hprof_id class_id; uint32_t trace_serial; hprof_id name_id; } load_class;
@@ -96,7 +99,8 @@ typedef struct hr_callbacks {
     int (*on_sub)(void *ctx, const hr_sub *s);
     /* Structural problems the parser itself meets: unknown tags, truncation,
      * a sub-record crossing its segment, a bad length. `kind` is a short
-     * stable key ("truncated", "unknown-tag", ...). */
+     * stable key ("truncated", "unknown-tag", ...), a string literal that
+     * stays valid for the life of the program; `msg` only during the call. */
     void (*on_problem)(void *ctx, hr_severity sev, const char *kind, uint64_t offset,
                        const char *msg);
     /* Called after each heap dump record's sub-records (0x0C/0x1C). */

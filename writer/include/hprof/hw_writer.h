@@ -176,7 +176,8 @@ HPROF_API int hw_raw_record(hw_writer *w, uint8_t tag, const void *body, uint32_
 HPROF_API int hw_heap_begin(hw_writer *w);
 /* Closes the last segment and writes HEAP DUMP END (segmented), or emits the
  * single 0x0C record (single mode). A dump with no sub-record writes no
- * segment, only the END (or a 0x0C of length 0 in single mode). */
+ * segment, only the END (nothing at all in single mode: VisualVM rejects a
+ * zero-length record). */
 HPROF_API int hw_heap_end(hw_writer *w);
 /* Number of HEAP DUMP SEGMENT records written so far (all dumps). */
 HPROF_API uint64_t hw_heap_segments(const hw_writer *w);

@@ -130,7 +130,12 @@ for id in 4 8; do
             # shellcheck disable=SC2086
             "$HPROF" fixture v.hprof --id-size $id --version $ver --names $names $android \
                 --objects $objects --segment-size $seg >/dev/null
-            if ! "$HPROF" verify v.hprof >verify.txt 2>&1; then
+            # Android sub-records are reported (once) as a compatibility
+            # warning; everything else must be clean
+            ignore=""
+            [ -n "$android" ] && ignore="--ignore android-extension"
+            # shellcheck disable=SC2086
+            if ! "$HPROF" verify $ignore v.hprof >verify.txt 2>&1; then
                 cat verify.txt >&2
                 fail "hprof verify: problems with --id-size $id --version $ver --names $names" \
                      "$android --objects $objects --segment-size $seg"

@@ -123,6 +123,7 @@ typedef struct hv_ctx {
     unsigned id_size;
     hprof_version version;
     uint64_t end_offset;
+    int android_seen; /* an Android sub-record was reported (once per file) */
 
     hu_map utf8_defs, cser_defs, trace_defs, frame_defs, thread_defs, rthread_defs;
     hu_map lc_defs;    /* class id -> first LOAD CLASS offset */
@@ -947,9 +948,35 @@ static int hv_is_thread_root(unsigned tag)
            tag == HPROF_GC_ROOT_NATIVE_STACK || tag == HPROF_GC_ROOT_THREAD_BLOCK;
 }
 
+/* Android's sub-records (0x89-0x8E, 0x90, 0xFE): jhat-style readers stop at
+ * them, and VisualVM 2.1.5 reads ROOT JNI MONITOR (0x8E) as an id alone
+ * although ART writes id + thread + frame, then fails ("Invalid dump tag").
+ * Reported once per file: it is a property of the file, not of each root. */
+static void hv_p1_android(hv_ctx *c, const hr_sub *s)
+{
+    switch (s->tag) {
+    case HPROF_GC_ROOT_INTERNED_STRING: case HPROF_GC_ROOT_FINALIZING:
+    case HPROF_GC_ROOT_DEBUGGER: case HPROF_GC_ROOT_REFERENCE_CLEANUP:
+    case HPROF_GC_ROOT_VM_INTERNAL: case HPROF_GC_ROOT_JNI_MONITOR:
+    case HPROF_GC_ROOT_UNREACHABLE: case HPROF_GC_HEAP_DUMP_INFO:
+        break;
+    default:
+        return;
+    }
+    if (c->android_seen)
+        return;
+    c->android_seen = 1;
+    hv_report(c, HR_WARNING, "android-extension", s->offset,
+              "%s (0x%02X) at offset %llu is an Android (1.0.3) heap sub-record: jhat-style "
+              "readers reject it, and VisualVM 2.1.5 misreads ROOT JNI MONITOR (0x8E); "
+              "fine for hprof-conv, shark and perflib",
+              hprof_sub_name(s->tag), s->tag, (unsigned long long)s->offset);
+}
+
 static void hv_p1_sub(hv_ctx *c, const hr_sub *s)
 {
     uint64_t off = s->offset;
+    hv_p1_android(c, s);
     switch (s->tag) {
     case HPROF_GC_ROOT_THREAD_OBJ:
         hv_use(c, HV_T_TRACE, s->u.root.frame, off, HV_W_ROOT, HV_R_TRACE, s->u.root.id, s->tag);

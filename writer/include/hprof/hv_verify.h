@@ -17,6 +17,7 @@
  *                   missing-load-class, duplicate-id
  *   layout:         instance-size-mismatch, sites-total-mismatch,
  *                   samples-total-mismatch
+ *   compatibility:  android-extension (Android sub-records: once per file)
  *   ordering:       utf8-after-use, frame-after-trace, class-dump-after-instance,
  *                   load-class-after-class-dump, root-before-thread-object
  *

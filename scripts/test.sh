@@ -30,6 +30,8 @@ rm -rf build/fuzz
 CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPROF_FUZZ=ON -DHPROF_TESTS=ON \
   >/dev/null
 cmake --build build/fuzz -j"$jobs" --target fuzz_reader
+# inputs that once crashed or misled the reader: each must now run clean
+build/fuzz/tests/fuzz/fuzz_reader tests/fuzz/crashes/* 2>&1 | tail -n 2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$root"/tests/fuzz/corpus/. "$work"/ 2>/dev/null || true

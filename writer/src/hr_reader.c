@@ -746,6 +746,23 @@ static void hr_fill_sub(hr_parser *p, hr_sub *s)
     }
 }
 
+/* Skips the rest of a heap dump record after a problem, from `pos` to its
+ * `end`, checking that those bytes exist: a record that claims more than
+ * the file holds is truncation, not a clean end. Returns 0 or -1 (fatal). */
+static int hr_skip_rest(hr_parser *p, const hr_record *r, uint64_t pos, uint64_t end)
+{
+    if (end <= pos)
+        return 0;
+    uint64_t avail;
+    hr_need(p->src, end - 1, 1, &avail);
+    if (avail < 1) {
+        hr_truncated(p, r->offset, hprof_tag_name(r->tag), HPROF_RECORD_HEADER_SIZE + (uint64_t)r->length,
+                     0);
+        return -1;
+    }
+    return 0;
+}
+
 /* Parses the sub-records of the heap dump record `r` whose body spans
  * [start, end). Returns 0 to go on with the next record, -1 to stop. */
 static int hr_parse_heap(hr_parser *p, const hr_record *r, uint64_t start, uint64_t end)
@@ -761,15 +778,15 @@ static int hr_parse_heap(hr_parser *p, const hr_record *r, uint64_t start, uint6
         uint8_t tag = b[0];
         uint64_t size = 0;
         int rc = hr_sub_size(p, pos, end, tag, &size);
-        if (rc == -1)
-            return p->fatal ? -1 : 0; /* bad type: skip the rest of this record */
+        if (rc == -1) /* bad type: skip the rest of this record */
+            return p->fatal ? -1 : hr_skip_rest(p, r, pos, end);
         if (rc == -2) {
             hr_problem(p, HR_ERROR, "unknown-subtag", pos,
                        "unknown heap sub-record tag 0x%02X at offset %llu in the %s at offset %llu; "
                        "sub-records carry no length, so the rest of this record (%llu bytes) is skipped",
                        tag, (unsigned long long)pos, hprof_tag_name(r->tag),
                        (unsigned long long)r->offset, (unsigned long long)(end - pos));
-            return 0;
+            return hr_skip_rest(p, r, pos, end);
         }
         if (rc == -3 || size > end - pos) {
             hr_problem(p, HR_ERROR, "crosses-segment", pos,
@@ -778,7 +795,7 @@ static int hr_parse_heap(hr_parser *p, const hr_record *r, uint64_t start, uint6
                        hprof_sub_name(tag), (unsigned long long)pos, (unsigned long long)size,
                        (unsigned long long)(end - pos), hprof_tag_name(r->tag),
                        (unsigned long long)r->offset);
-            return 0;
+            return hr_skip_rest(p, r, pos, end);
         }
         b = hr_need(p->src, pos, size, &avail);
         if (avail < size) {
@@ -889,11 +906,12 @@ hr_status hr_parse(hr_source *src, const hr_callbacks *cb, void *ctx, hr_stats *
         uint64_t body = pos + HPROF_RECORD_HEADER_SIZE;
         uint64_t end = body + r.length;
         const char *name = hprof_tag_name(r.tag);
-        if (st) {
+        int heap = r.tag == HPROF_TAG_HEAP_DUMP || r.tag == HPROF_TAG_HEAP_DUMP_SEGMENT;
+        if (st && heap) { /* counted when opened: its sub-records follow */
             st->records[r.tag]++;
             st->record_bytes[r.tag] += HPROF_RECORD_HEADER_SIZE + (uint64_t)r.length;
         }
-        if (r.tag == HPROF_TAG_HEAP_DUMP || r.tag == HPROF_TAG_HEAP_DUMP_SEGMENT) {
+        if (heap) {
             if (p.cb->on_record && p.cb->on_record(ctx, &r)) {
                 p.stopped = 1;
                 break;
@@ -916,6 +934,10 @@ hr_status hr_parse(hr_source *src, const hr_callbacks *cb, void *ctx, hr_stats *
             break;
         }
         r.body = b + HPROF_RECORD_HEADER_SIZE;
+        if (st) {
+            st->records[r.tag]++;
+            st->record_bytes[r.tag] += HPROF_RECORD_HEADER_SIZE + (uint64_t)r.length;
+        }
         if (!name) {
             hr_problem(&p, HR_WARNING, "unknown-tag", pos,
                        "unknown record tag 0x%02X at offset %llu (%u bytes) skipped", r.tag,

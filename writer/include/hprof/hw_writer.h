@@ -96,7 +96,8 @@ HPROF_API void hw_options_init(hw_options *o);
 /* Opens a writer on `sink` (taking ownership; see hw_sink_memory for the one
  * exception) and writes the file header. Returns NULL only if out of memory
  * or options are invalid; then *err (if given) holds the errno value and the
- * sink has been freed. A header write failure is latched, not returned. */
+ * sink has been freed (except a memory sink, which the caller always frees).
+ * A header write failure is latched, not returned. */
 HPROF_API hw_writer *hw_writer_open(hw_sink *sink, const hw_options *o, int *err);
 
 /* 0 or the latched errno value. */

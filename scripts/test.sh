@@ -17,6 +17,7 @@ rm -rf build/test
 cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build/test -j"$jobs"
 (cd build/test && ctest --output-on-failure -j"$jobs")
+n_main=$(cd build/test && ctest -N | sed -n 's/^Total Tests: //p')
 
 echo "== 2/3: unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 rm -rf build/asan
@@ -24,6 +25,7 @@ cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DHPROF_SANITIZE=ON >/dev/null
 cmake --build build/asan -j"$jobs"
 (cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
    ctest --output-on-failure -L unit -j"$jobs")
+n_asan=$(cd build/asan && ctest -N -L unit | sed -n 's/^Total Tests: //p')
 
 echo "== 3/3: libFuzzer run of the reader and verifier (${FUZZ_SECONDS:-30} s)"
 rm -rf build/fuzz
@@ -39,4 +41,5 @@ build/fuzz/tests/fuzz/fuzz_reader -max_total_time="${FUZZ_SECONDS:-30}" -max_len
   -artifact_prefix="$work/" -print_final_stats=1 "$work" 2>&1 | tail -n 12
 echo "fuzz: no crash in ${FUZZ_SECONDS:-30} s"
 
-echo "== all tests passed"
+echo "== all tests passed: $n_main built normally, $n_asan under ASan+UBSan, 1 fuzz run"
+echo "$((n_main + n_asan + 1)) passed, 0 failed"

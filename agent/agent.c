@@ -1,0 +1,438 @@
+/*
+ * agent.c: libhprof.so's entry points and lifecycle: Agent_OnLoad (and
+ * -Xrunhprof), Agent_OnAttach, the JVMTI callbacks, the callback gate, and
+ * the dump sequence (SIGQUIT, jcmd JVMTI.data_dump, VM death).
+ *
+ * Owns g_hp, the agent's only global. Lock order and tag layout: agent.h.
+ * The allocation callback (SampledObjectAlloc with interval 0: every
+ * allocation) is the hot path: one GetStackTrace, one GetTag, a lookup in a
+ * per-thread cache, four atomic adds and one SetTag; locks only on a miss.
+ */
+#include "agent.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "classes.h"
+#include "hprof/hprof_format.h"
+#include "jx.h"
+#include "names.h"
+#include "out.h"
+#include "sites.h"
+#include "threads.h"
+#include "traces.h"
+
+hp_agent g_hp;
+
+#define HP_MAX_STACK_ON_STACK 256 /* deeper traces use the heap */
+#define HP_TCACHE_SIZE 256        /* per-thread site cache entries */
+
+void hp_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("HPROF ERROR: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void hp_info(const char *fmt, ...)
+{
+    if (!g_hp.o.verbose)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+/* ----------------------------------------------------------- hot path */
+
+/* Per OS thread (carrier threads included): recently used sites. A hit is
+ * verified against the site itself, so the cache can never give a wrong
+ * site, only miss. */
+typedef struct hp_tcache_entry {
+    uint64_t key;
+    hp_site *site;
+} hp_tcache_entry;
+
+static __thread hp_tcache_entry hp_tcache[HP_TCACHE_SIZE];
+
+static hp_site *hp_site_for(jvmtiEnv *j, hp_class *c, const jvmtiFrameInfo *fr, jint n,
+                            uint32_t tser, uint64_t size)
+{
+    uint64_t h = trace_hash(fr, n, tser);
+    uint64_t key = (h ^ ((uint64_t)c->index * 0x9e3779b97f4a7c15ULL) ^ (size << 17)) | 1;
+    hp_tcache_entry *e = &hp_tcache[(key >> 7) & (HP_TCACHE_SIZE - 1)];
+    if (e->key == key && e->site->cls == c && e->site->size == size &&
+        trace_equals(e->site->trace, fr, n, tser))
+        return e->site;
+    hp_trace *t = trace_get(j, fr, n, tser, h);
+    hp_site *s = t ? site_get(j, c, t, size) : NULL;
+    if (s) {
+        e->key = key;
+        e->site = s;
+    }
+    return s;
+}
+
+static void JNICALL hp_on_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, jobject object,
+                                jclass klass, jlong size)
+{
+    if (hp_enter())
+        return;
+    if (!__atomic_load_n(&g_hp.alloc_on, __ATOMIC_RELAXED))
+        goto out;
+    jvmtiFrameInfo onstack[HP_MAX_STACK_ON_STACK];
+    jvmtiFrameInfo *fr = onstack;
+    jint depth = (jint)g_hp.o.depth, n = 0;
+    if (depth > HP_MAX_STACK_ON_STACK && !(fr = malloc(sizeof *fr * (size_t)depth)))
+        goto out;
+    if (depth > 0 && (*j)->GetStackTrace(j, thread, 0, depth, fr, &n) != JVMTI_ERROR_NONE)
+        n = 0;
+    jlong ktag = 0;
+    hp_class *c;
+    if ((*j)->GetTag(j, klass, &ktag) == JVMTI_ERROR_NONE && HP_TAG_IS_CLASS(ktag)) {
+        c = cls_at((uint32_t)(ktag & 0xFFFFFFFFu));
+    } else {
+        int is_new = 0;
+        c = cls_get(j, klass, &is_new);
+        if (c && is_new)
+            out_load_class(c);
+    }
+    uint32_t tser = 0;
+    if (g_hp.o.thread) {
+        hp_thread *th = thr_get(j, env, thread);
+        tser = th ? th->serial : HP_THREAD_SERIAL0;
+    }
+    hp_site *s = c ? hp_site_for(j, c, fr, n, tser, (uint64_t)size) : NULL;
+    if (s)
+        (*j)->SetTag(j, object, (jlong)site_alloc(s));
+    if (fr != onstack)
+        free(fr);
+out:
+    hp_leave();
+}
+
+/* Called where the VM frees tagged objects (GC time): atomics only. */
+static void JNICALL hp_on_free(jvmtiEnv *j, jlong tag)
+{
+    (void)j;
+    if (HP_TAG_IS_CLASS(tag)) {
+        uint32_t idx = (uint32_t)(tag & 0xFFFFFFFFu);
+        if (idx && idx < cls_count())
+            __atomic_store_n(&cls_at(idx)->unloaded, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    site_free(HP_TAG_SITE(tag));
+}
+
+/* -------------------------------------------------------------- events */
+
+static void JNICALL hp_on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread thread, jclass klass)
+{
+    (void)env;
+    (void)thread;
+    if (hp_enter())
+        return;
+    int is_new = 0;
+    hp_class *c = cls_get(j, klass, &is_new);
+    if (c && is_new)
+        out_load_class(c);
+    hp_leave();
+}
+
+static void JNICALL hp_on_thread_start(jvmtiEnv *j, JNIEnv *env, jthread thread)
+{
+    if (hp_enter())
+        return;
+    thr_get(j, env, thread);
+    hp_leave();
+}
+
+static void JNICALL hp_on_thread_end(jvmtiEnv *j, JNIEnv *env, jthread thread)
+{
+    if (hp_enter())
+        return;
+    thr_end(j, env, thread);
+    hp_leave();
+}
+
+/* Every ObjectFree the VM still holds for us is delivered before this
+ * returns: HotSpot flushes pending ObjectFree events when their enabled
+ * state is set, so live counts are exact as of the last GC. */
+static void hp_flush_frees(jvmtiEnv *j)
+{
+    (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, NULL);
+}
+
+static void hp_write_unloads(void)
+{
+    uint32_t n = cls_count();
+    for (uint32_t i = 1; i < n; i++) {
+        hp_class *c = cls_at(i);
+        if (__atomic_load_n(&c->unloaded, __ATOMIC_RELAXED))
+            out_unload_class(c);
+    }
+}
+
+/* The dump sequence: sites (heap=sites|all). Serialised by dump_lock. */
+static void hp_dump(jvmtiEnv *j, const char *why)
+{
+    jx_lock(j, g_hp.dump_lock);
+    hp_info("Dumping allocation sites (%s) ...", why);
+    hp_flush_frees(j);
+    hp_write_unloads();
+    if (g_hp.o.heap_sites) {
+        uint32_t n = 0;
+        uint64_t tot[4];
+        hp_site_row *rows = site_rows(j, &n, tot);
+        if (rows) {
+            if (g_hp.sample_bytes) {
+                /* each sample stands for about sample_bytes / size objects */
+                tot[0] = tot[1] = tot[2] = tot[3] = 0;
+                for (uint32_t i = 0; i < n; i++) {
+                    hp_site_row *r = &rows[i];
+                    uint64_t size = r->alloc_n ? r->alloc_bytes / r->alloc_n : 0;
+                    uint64_t w = size && size < g_hp.sample_bytes ? g_hp.sample_bytes / size : 1;
+                    r->live_n *= w;
+                    r->live_bytes *= w;
+                    r->alloc_n *= w;
+                    r->alloc_bytes *= w;
+                    tot[0] += r->live_bytes;
+                    tot[1] += r->live_n;
+                    tot[2] += r->alloc_bytes;
+                    tot[3] += r->alloc_n;
+                }
+            }
+            out_sites_opts so = {.flags = 0, .cutoff = g_hp.o.cutoff, .sample_bytes = g_hp.sample_bytes};
+            out_sites(rows, n, tot, &so);
+            free(rows);
+        } else {
+            hp_error("out of memory collecting allocation sites");
+        }
+    }
+    out_flush();
+    hp_info(" done.\n");
+    jx_unlock(j, g_hp.dump_lock);
+}
+
+static void JNICALL hp_on_data_dump(jvmtiEnv *j)
+{
+    if (hp_enter())
+        return;
+    hp_dump(j, "data dump request");
+    hp_leave();
+}
+
+/* Registers what existed before the agent could see events: loaded classes
+ * and running threads. Then allocation counting starts. */
+static void hp_start_live(jvmtiEnv *j, JNIEnv *env)
+{
+    jint n = 0;
+    jclass *ks = NULL;
+    /* GetLoadedClasses makes one local ref per class: make room for them
+     * (-Xcheck:jni checks the frame's capacity) and drop them together */
+    int framed = env && (*env)->PushLocalFrame(env, 64) == 0;
+    if (jx_report(j, (*j)->GetLoadedClasses(j, &n, &ks), "GetLoadedClasses") == JVMTI_ERROR_NONE) {
+        if (env && n > 0)
+            (*env)->EnsureLocalCapacity(env, n + 64);
+        for (jint i = 0; i < n; i++) {
+            int is_new = 0;
+            hp_class *c = cls_get(j, ks[i], &is_new);
+            if (c && is_new)
+                out_load_class(c);
+        }
+        jx_free(j, ks);
+    }
+    if (framed)
+        (*env)->PopLocalFrame(env, NULL);
+    thr_register_all(j, env);
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    g_hp.exact_since_ms = (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+    __atomic_store_n(&g_hp.alloc_on, g_hp.o.heap_sites ? 1 : 0, __ATOMIC_RELEASE);
+    static const jvmtiEvent live_events[] = {
+        JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
+        JVMTI_EVENT_DATA_DUMP_REQUEST, JVMTI_EVENT_OBJECT_FREE, JVMTI_EVENT_VM_DEATH};
+    for (size_t i = 0; i < sizeof live_events / sizeof live_events[0]; i++)
+        jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, live_events[i], NULL),
+                  "SetEventNotificationMode");
+    if (g_hp.o.heap_sites)
+        jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL),
+                  "SetEventNotificationMode(SampledObjectAlloc)");
+}
+
+static void JNICALL hp_on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread thread)
+{
+    (void)thread;
+    __atomic_store_n(&g_hp.live_phase, 1, __ATOMIC_RELEASE);
+    hp_start_live(j, env);
+}
+
+static void JNICALL hp_on_vm_death(jvmtiEnv *j, JNIEnv *env)
+{
+    (void)env;
+    __atomic_store_n(&g_hp.alloc_on, 0, __ATOMIC_RELEASE);
+    if (g_hp.o.doe)
+        hp_dump(j, "VM death");
+    /* close the gate, then wait for callbacks still running */
+    __atomic_store_n(&g_hp.dead, 1, __ATOMIC_RELEASE);
+    while (__atomic_load_n(&g_hp.active, __ATOMIC_ACQUIRE) > 0) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    static const jvmtiEvent all[] = {
+        JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, JVMTI_EVENT_OBJECT_FREE, JVMTI_EVENT_CLASS_PREPARE,
+        JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END, JVMTI_EVENT_DATA_DUMP_REQUEST};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        (*j)->SetEventNotificationMode(j, JVMTI_DISABLE, all[i], NULL);
+    out_close();
+}
+
+/* ------------------------------------------------------------ loading */
+
+static int hp_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static int hp_init_jvmti(jvmtiEnv *j)
+{
+    jvmtiCapabilities want;
+    memset(&want, 0, sizeof want);
+    want.can_tag_objects = 1;
+    want.can_generate_object_free_events = 1;
+    want.can_generate_sampled_object_alloc_events = 1;
+    want.can_get_source_file_name = 1;
+    want.can_get_line_numbers = 1;
+    if (jx_report(j, (*j)->AddCapabilities(j, &want), "AddCapabilities") != JVMTI_ERROR_NONE)
+        return -1;
+    jvmtiEventCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.VMInit = hp_on_vm_init;
+    cb.VMDeath = hp_on_vm_death;
+    cb.ThreadStart = hp_on_thread_start;
+    cb.ThreadEnd = hp_on_thread_end;
+    cb.ClassPrepare = hp_on_class_prepare;
+    cb.SampledObjectAlloc = hp_on_alloc;
+    cb.ObjectFree = hp_on_free;
+    cb.DataDumpRequest = hp_on_data_dump;
+    if (jx_report(j, (*j)->SetEventCallbacks(j, &cb, (jint)sizeof cb), "SetEventCallbacks"))
+        return -1;
+    if (jx_raw_monitor(j, "hprof dump", &g_hp.dump_lock) ||
+        jx_raw_monitor(j, "hprof data", &g_hp.data_lock) ||
+        jx_raw_monitor(j, "hprof output", &g_hp.out_lock))
+        return -1;
+    if (g_hp.o.heap_sites &&
+        jx_report(j, (*j)->SetHeapSamplingInterval(j, (jint)g_hp.sample_bytes), "SetHeapSamplingInterval"))
+        return -1;
+    if (str_init() || cls_init() || trace_init() || site_init()) {
+        hp_error("out of memory creating the agent's tables");
+        return -1;
+    }
+    g_hp.next_thread_serial = HP_THREAD_SERIAL0;
+    return 0;
+}
+
+/* Features of the original that later work brings; refused clearly until then. */
+static int hp_check_supported(void)
+{
+    const char *what = NULL;
+    if (g_hp.o.heap_dump)
+        what = "heap=dump|all (heap dumps)";
+    else if (g_hp.o.cpu != OPTS_CPU_OFF)
+        what = "cpu=samples|times|old";
+    else if (g_hp.o.monitor)
+        what = "monitor=y";
+    else if (g_hp.o.net)
+        what = "net=host:port";
+    if (!what)
+        return 0;
+    hp_error("%s is not available in this build yet; use heap=sites", what);
+    return -1;
+}
+
+static jint hp_start(JavaVM *vm, const char *options, int attach)
+{
+    static int loaded;
+    if (__atomic_exchange_n(&loaded, 1, __ATOMIC_ACQ_REL)) {
+        hp_error("the hprof agent is already loaded in this JVM; a second load is refused "
+                 "(check for duplicate -agentlib:hprof, -agentpath or -Xrunhprof options)");
+        return JNI_ERR;
+    }
+    memset(&g_hp, 0, sizeof g_hp);
+    g_hp.vm = vm;
+    g_hp.attached = attach;
+    opts_init(&g_hp.o);
+    char err[1024];
+    if (opts_parse(&g_hp.o, options, getenv("_JAVA_HPROF_OPTIONS"), err, sizeof err) != 0) {
+        hp_error("%s", err);
+        return JNI_ERR;
+    }
+    if (g_hp.o.help) {
+        opts_usage(stdout);
+        fflush(stdout);
+        if (attach)
+            return JNI_OK; /* never end a running program for a help text */
+        exit(0); /* the original's contract: `help` prints usage and the JVM exits 0 */
+    }
+    if (hp_check_supported())
+        return JNI_ERR;
+    g_hp.sample_bytes = g_hp.o.sample_bytes;
+    if (opts_output_name(&g_hp.o, (long)getpid(), hp_exists, g_hp.outname, sizeof g_hp.outname)) {
+        hp_error("the output file name is too long");
+        return JNI_ERR;
+    }
+    jvmtiEnv *j = NULL;
+    jint rc = (*vm)->GetEnv(vm, (void **)&j, JVMTI_VERSION_11);
+    if (rc != JNI_OK || !j) {
+        hp_error("this JVM offers no JVMTI 11 environment (error %d); hprof needs JDK 11 or newer",
+                 (int)rc);
+        return JNI_ERR;
+    }
+    g_hp.jvmti = j;
+    if (hp_init_jvmti(j) != 0)
+        return JNI_ERR;
+    if (out_open() != 0)
+        return JNI_ERR;
+    if (attach) {
+        JNIEnv *env = NULL;
+        (*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8);
+        __atomic_store_n(&g_hp.live_phase, 1, __ATOMIC_RELEASE);
+        hp_start_live(j, env);
+        hp_info("HPROF: attached; writing %s\n", g_hp.outname);
+        return JNI_OK;
+    }
+    jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL),
+              "SetEventNotificationMode(VMInit)");
+    jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL),
+              "SetEventNotificationMode(VMDeath)");
+    return JNI_OK;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+    (void)reserved;
+    return hp_start(vm, options, 0);
+}
+
+JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
+{
+    (void)reserved;
+    return hp_start(vm, options, 1);
+}
+
+JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
+{
+    (void)vm;
+}

@@ -1,0 +1,99 @@
+/*
+ * agent.h: the agent's global state (one struct, `g_hp`), the object tag
+ * layout, and the lock order. Every agent module includes it.
+ *
+ * Locks (JVMTI raw monitors), always taken in this order, never the reverse:
+ *   1. dump_lock  serialises whole dumps (SIGQUIT, jcmd, VM death)
+ *   2. data_lock  the structure of the tables (classes, frames, traces,
+ *                 sites, threads, strings); held only to look up or insert,
+ *                 never across a JVMTI call or I/O
+ *   3. out_lock   the output stream (writer or text buffer) and the
+ *                 "already written" flags of strings, frames, traces
+ * Counters of sites are atomics, updated without a lock. GC-time callbacks
+ * (ObjectFree, GarbageCollectionStart/Finish) take no lock at all.
+ *
+ * Object tags (JVMTI SetTag), 64 bits:
+ *   class mirror:   HP_TAG_CLASS | class index          (bit 62 set)
+ *   tracked object: site index << 32 | allocation sequence (site index >= 1)
+ * An internal site is (class, trace) for instances and (class, trace, size)
+ * for arrays, so every site has one object size: ObjectFree, which only
+ * gets the tag, finds the site and so the exact bytes freed. Output merges
+ * the sites of one (class, trace). The sequence makes tags unique (until a
+ * site has allocated 2^32 objects of one size), so a tag can also serve as
+ * the object's HPROF id.
+ */
+#ifndef HPROF_AGENT_H
+#define HPROF_AGENT_H
+
+#include <jvmti.h>
+#include <stdint.h>
+
+#include "hu_map.h"
+#include "opts.h"
+#include "vec.h"
+
+#define HP_TAG_CLASS (1ULL << 62)
+#define HP_TAG_IS_CLASS(t) (((t) & HP_TAG_CLASS) != 0)
+#define HP_TAG_SITE(t) ((uint32_t)((t) >> 32) & 0x3FFFFFFFu)
+
+/* Serial numbers start where the original agent's did. */
+#define HP_CLASS_SERIAL0 100000u
+#define HP_THREAD_SERIAL0 200000u /* 200000: the "unknown thread" */
+#define HP_TRACE_SERIAL0 300000u  /* 300000: the empty system trace */
+
+typedef struct hp_out hp_out;
+
+typedef struct hp_agent {
+    JavaVM *vm;
+    jvmtiEnv *jvmti;
+    opts o;
+    char outname[4096];  /* the output file actually used */
+    int attached;        /* loaded into a running VM (Agent_OnAttach) */
+    int64_t exact_since_ms; /* wall clock from which counts are exact */
+    /* callback gate: callbacks in flight, and the VM-death flag */
+    volatile int active;
+    volatile int dead;
+    volatile int live_phase;
+    jrawMonitorID dump_lock, data_lock, out_lock;
+    hp_out *out;
+    /* tables (structure under data_lock; see each module's header) */
+    vec strs;           /* names.c: hp_str */
+    hu_map str_index;   /* string hash -> first id */
+    vec classes;        /* classes.c: hp_class */
+    vec frames;         /* traces.c: hp_frame */
+    hu_map frame_index; /* (method, location) hash -> first frame */
+    vec traces;         /* traces.c: hp_trace* */
+    hu_map trace_index; /* frames hash -> first trace */
+    vec sites;          /* sites.c: hp_site */
+    hu_map site_index;  /* (class, trace, size) hash -> first site */
+    uint32_t next_thread_serial;
+    /* sampled allocations: interval in bytes, 0 = every allocation */
+    uint64_t sample_bytes;
+    volatile int alloc_on;
+} hp_agent;
+
+extern hp_agent g_hp;
+
+/* Callback gate: returns 0 (and counts the callback in) unless the VM is
+ * dying; then the callback must return at once. Pair with hp_leave. */
+static inline int hp_enter(void)
+{
+    __atomic_add_fetch(&g_hp.active, 1, __ATOMIC_ACQ_REL);
+    if (__atomic_load_n(&g_hp.dead, __ATOMIC_ACQUIRE)) {
+        __atomic_sub_fetch(&g_hp.active, 1, __ATOMIC_RELEASE);
+        return -1;
+    }
+    return 0;
+}
+
+static inline void hp_leave(void)
+{
+    __atomic_sub_fetch(&g_hp.active, 1, __ATOMIC_RELEASE);
+}
+
+/* Prints "HPROF ERROR: ..." on stderr (never exits). */
+void hp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "HPROF: ..." on stderr when verbose=y. */
+void hp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

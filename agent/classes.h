@@ -1,0 +1,41 @@
+/*
+ * classes.h: the class table. A class is registered once, the first time the
+ * agent sees it (VMInit/attach enumeration, ClassPrepare, or an allocation),
+ * and its mirror is tagged HP_TAG_CLASS | index so later lookups are one
+ * GetTag. Entries are never removed; an unloaded class is only marked.
+ */
+#ifndef HPROF_CLASSES_H
+#define HPROF_CLASSES_H
+
+#include <jvmti.h>
+#include <stdint.h>
+
+typedef struct hp_class {
+    uint32_t index;
+    uint32_t serial;     /* HPROF class serial */
+    uint32_t name_vm;    /* UTF8 id: "java/lang/String", "[I" (binary output) */
+    char *name_java;     /* "java.lang.String", "int[]" (text output) */
+    uint8_t array_type;  /* 0, or HPROF element type of an array class */
+    uint8_t load_written;   /* LOAD CLASS written (owned by out_lock) */
+    uint8_t unloaded;       /* mirror freed (ObjectFree): set at GC time */
+    uint8_t unload_written; /* UNLOAD CLASS written (owned by out_lock) */
+} hp_class;
+
+int cls_init(void);
+void cls_cleanup(void);
+/* The class of mirror `k`, registering it if new (then *is_new = 1 and the
+ * caller writes its LOAD CLASS outside the locks). NULL if it cannot be
+ * registered (an unloading class, out of memory). Not for GC time. */
+hp_class *cls_get(jvmtiEnv *j, jclass k, int *is_new);
+hp_class *cls_at(uint32_t index);
+uint32_t cls_count(void);
+/* The HPROF id of a class object in output (fits 4-byte ids). */
+static inline uint64_t cls_object_id(const hp_class *c)
+{
+    return (uint64_t)c->index * 8u + 8u;
+}
+/* "Ljava/lang/String;" -> "java/lang/String", "[I" stays; "java.lang.String",
+ * "int[]". Both malloc'ed into *vm and *java; returns the array element type. */
+int cls_names_of_signature(const char *sig, char **vm, char **java);
+
+#endif

@@ -1,0 +1,33 @@
+/*
+ * jx.h: the JVMTI calls the agent makes, each wrapped once: on failure the
+ * wrapper reports "HPROF ERROR: <Call> failed: <GetErrorName text>" (unless
+ * the error is an expected one, listed per function) and returns the error.
+ * Memory that JVMTI allocates is released with jx_free.
+ */
+#ifndef HPROF_JX_H
+#define HPROF_JX_H
+
+#include <jvmti.h>
+
+/* Reports `err` from `call` (a JVMTI function name) and returns it. */
+jvmtiError jx_report(jvmtiEnv *j, jvmtiError err, const char *call);
+void jx_free(jvmtiEnv *j, void *p);
+
+jvmtiError jx_raw_monitor(jvmtiEnv *j, const char *name, jrawMonitorID *m);
+void jx_lock(jvmtiEnv *j, jrawMonitorID m);
+void jx_unlock(jvmtiEnv *j, jrawMonitorID m);
+
+/* Class signature ("Ljava/lang/String;"); *sig to jx_free. WRONG_PHASE and
+ * INVALID_CLASS are expected (class unloading) and not reported. */
+jvmtiError jx_class_signature(jvmtiEnv *j, jclass k, char **sig);
+/* Method name, declaring class and native flag; name to jx_free. Expected:
+ * INVALID_METHODID (its class was unloaded). */
+jvmtiError jx_method_info(jvmtiEnv *j, jmethodID m, char **name, jclass *decl, jboolean *native);
+/* Source file name (NULL when absent, not an error); to jx_free. */
+void jx_source_file(jvmtiEnv *j, jclass k, char **file);
+/* Line of `loc` in `m` from its line table; -1 when unknown. */
+jint jx_line_of(jvmtiEnv *j, jmethodID m, jlocation loc);
+/* Thread name, group name and parent group name (each may be NULL); to jx_free. */
+void jx_thread_names(jvmtiEnv *j, jthread t, char **name, char **group, char **parent);
+
+#endif

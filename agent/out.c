@@ -1,0 +1,499 @@
+/*
+ * out.c: the agent's output stream (see out.h): the binary writer or the
+ * text buffer, the "already written" marks of names, classes, frames and
+ * traces, and the layout of every section in both formats.
+ *
+ * Contract: called with no agent lock held except dump_lock; takes out_lock
+ * (and data_lock only before it, briefly, to intern names). Text output is
+ * buffered here and flushed at each dump, at close, and past 64 KiB.
+ */
+#include "out.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent.h"
+#include "hprof/hprof_format.h"
+#include "hprof/hw_writer.h"
+#include "jx.h"
+#include "names.h"
+#include "traces.h"
+
+#define OUT_TXT_FLUSH (64u * 1024u)
+
+struct hp_out {
+    hw_writer *w;     /* binary */
+    hw_sink *sink;    /* text */
+    char *buf;
+    size_t len, cap;
+    int err;          /* text: latched errno */
+    int reported;     /* the latched error was printed */
+};
+
+/* ------------------------------------------------------------ text buffer */
+
+static void out_txt_flush(hp_out *o)
+{
+    if (o->err || o->len == 0) {
+        o->len = 0;
+        return;
+    }
+    int e = hw_sink_put(o->sink, o->buf, o->len);
+    o->len = 0;
+    if (e) {
+        o->err = e;
+        hp_error("write to %s failed: %s; the profile stops here", g_hp.outname, strerror(e));
+        o->reported = 1;
+    }
+}
+
+static void out_printf(hp_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void out_printf(hp_out *o, const char *fmt, ...)
+{
+    if (o->err)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if ((size_t)n < o->cap - o->len) {
+            o->len += (size_t)n;
+            break;
+        }
+        /* no line is ever cut: grow the buffer to hold it */
+        size_t ncap = o->cap * 2;
+        while (ncap - o->len <= (size_t)n)
+            ncap *= 2;
+        char *nb = realloc(o->buf, ncap);
+        if (!nb) {
+            o->err = ENOMEM;
+            hp_error("out of memory formatting output to %s", g_hp.outname);
+            o->reported = 1;
+            return;
+        }
+        o->buf = nb;
+        o->cap = ncap;
+    }
+    if (o->len >= OUT_TXT_FLUSH)
+        out_txt_flush(o);
+}
+
+static void out_ctime(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tmv;
+    if (localtime_r(&t, &tmv))
+        strftime(buf, n, "%a %b %e %H:%M:%S %Y", &tmv);
+    else
+        snprintf(buf, n, "?");
+}
+
+/* Our own legend of the text layout (the original shipped one as a file). */
+static const char out_legend[] =
+    "This file was written by hprof, the HPROF profiling agent for JDK 17+.\n"
+    "It is made of the sections below; numbers in one section refer to the\n"
+    "others.\n"
+    "\n"
+    "THREAD START / THREAD END\n"
+    "    A thread was seen starting or ending. `id` is the thread's serial\n"
+    "    number (from 200001; 200000 stands for an unknown thread), `obj` the\n"
+    "    id of its java.lang.Thread object (0 when not tracked).\n"
+    "\n"
+    "TRACE <serial>:\n"
+    "    A stack trace, innermost frame first, at most `depth` frames, each\n"
+    "    as class.method(source file:line). Serials start at 300001; trace\n"
+    "    300000 is the empty trace, used where no stack exists. Each trace\n"
+    "    is printed once, before the first section that refers to it.\n"
+    "\n"
+    "SITES BEGIN ... SITES END\n"
+    "    Allocation sites: where objects were allocated, by class and trace,\n"
+    "    ordered by live bytes. `live` counts objects still reachable (not\n"
+    "    yet collected), `alloc'ed` everything allocated there since\n"
+    "    profiling began. `self` is the site's share of all live bytes,\n"
+    "    `accum` the running total; rows below the cutoff are left out.\n"
+    "    Counts are exact unless the section says they are estimated\n"
+    "    (option sample=BYTES).\n"
+    "\n"
+    "CPU SAMPLES BEGIN ... END, CPU TIME (ms) BEGIN ... END,\n"
+    "MONITOR DUMP / MONITOR TIME BEGIN ... END, HEAP DUMP BEGIN ... END\n"
+    "    Written with cpu=..., monitor=y and heap=dump respectively.\n";
+
+/* ----------------------------------------------------------------- open */
+
+static void out_report_writer(hp_out *o)
+{
+    if (o->w && hw_writer_error(o->w) && !o->reported) {
+        hp_error("writing %s failed: %s; the profile stops here", g_hp.outname,
+                 hw_writer_error_text(o->w));
+        o->reported = 1;
+    }
+}
+
+int out_open(void)
+{
+    hp_out *o = calloc(1, sizeof *o);
+    if (!o) {
+        hp_error("out of memory opening %s", g_hp.outname);
+        return -1;
+    }
+    g_hp.out = o;
+    int err = 0;
+    hw_sink *sink = hw_sink_file(g_hp.outname, &err);
+    if (!sink) {
+        hp_error("cannot create the profile file %s: %s", g_hp.outname, strerror(err));
+        return -1;
+    }
+    if (g_hp.o.binary) {
+        hw_options wo;
+        hw_options_init(&wo);
+        wo.id_size = g_hp.o.id_size;
+        wo.io_thread = 1; /* callbacks that append never wait for the disk */
+        o->w = hw_writer_open(sink, &wo, &err);
+        if (!o->w) {
+            hp_error("cannot start the binary output %s: %s", g_hp.outname, strerror(err));
+            return -1;
+        }
+        uint32_t flags = 0;
+        if (g_hp.o.heap_sites || g_hp.o.heap_dump)
+            flags |= HPROF_CTRL_ALLOC_TRACES;
+        if (g_hp.o.cpu == OPTS_CPU_SAMPLES)
+            flags |= HPROF_CTRL_CPU_SAMPLING;
+        hw_control_settings(o->w, flags, (uint16_t)(g_hp.o.depth > 0xFFFF ? 0xFFFF : g_hp.o.depth));
+        /* the empty system trace, used by everything that has no stack:
+         * defined before any record refers to it */
+        hp_trace *sys = trace_at(1);
+        sys->written = 1;
+        hw_trace(o->w, sys->serial, 0, 0, NULL);
+        out_report_writer(o);
+        return 0;
+    }
+    o->sink = sink;
+    o->cap = 2 * OUT_TXT_FLUSH;
+    o->buf = malloc(o->cap);
+    if (!o->buf) {
+        hp_error("out of memory opening %s", g_hp.outname);
+        return -1;
+    }
+    char when[64];
+    out_ctime(when, sizeof when);
+    out_printf(o, "JAVA PROFILE 1.0.1, created %s\n\n", when);
+    out_printf(o, "%s", out_legend);
+    if (g_hp.attached)
+        out_printf(o, "\nThe agent was attached to a running JVM: allocations are counted from each\n"
+                      "thread's first sampled allocation after the attach (JVMTI applies the new\n"
+                      "sampling interval to a thread at its next sample point).\n");
+    out_printf(o, "\n--------\n\n");
+    out_txt_flush(o);
+    return 0;
+}
+
+int out_flush(void)
+{
+    hp_out *o = g_hp.out;
+    if (!o)
+        return 0;
+    int e;
+    jx_lock(g_hp.jvmti, g_hp.out_lock);
+    if (o->w) {
+        hw_writer_flush(o->w);
+        out_report_writer(o);
+        e = hw_writer_error(o->w);
+    } else {
+        out_txt_flush(o);
+        e = o->err;
+    }
+    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+    return e;
+}
+
+void out_close(void)
+{
+    hp_out *o = g_hp.out;
+    if (!o)
+        return;
+    jx_lock(g_hp.jvmti, g_hp.out_lock);
+    if (o->w) {
+        char msg[256];
+        if (hw_writer_close(o->w, msg, sizeof msg) && !o->reported)
+            hp_error("writing %s failed: %s", g_hp.outname, msg);
+        o->w = NULL;
+    } else if (o->sink) {
+        out_txt_flush(o);
+        hw_sink_free(o->sink);
+        o->sink = NULL;
+        free(o->buf);
+        o->buf = NULL;
+    }
+    /* g_hp.out stays allocated: a late callback may still look at it */
+    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+}
+
+/* -------------------------------------------------------------- records */
+
+/* Binary: the UTF8 record of name `id`, once. Caller holds out_lock. */
+static void out_utf8(hp_out *o, uint32_t id)
+{
+    if (!id)
+        return;
+    hp_str *s = str_get(id);
+    if (s->written)
+        return;
+    s->written = 1;
+    hw_utf8(o->w, id, s->s, s->len);
+}
+
+/* Interns a name (data_lock), returning its id; 0 when absent or on OOM. */
+static uint32_t out_name(const char *s)
+{
+    if (!s)
+        return 0;
+    jx_lock(g_hp.jvmti, g_hp.data_lock);
+    uint32_t id = str_intern(s, strlen(s));
+    jx_unlock(g_hp.jvmti, g_hp.data_lock);
+    return id;
+}
+
+void out_thread_start(uint32_t serial, uint64_t obj, const char *name, const char *group,
+                      const char *parent)
+{
+    hp_out *o = g_hp.out;
+    if (!o)
+        return;
+    uint32_t n = 0, gname = 0, pname = 0;
+    if (o->w) {
+        n = out_name(name);
+        gname = out_name(group);
+        pname = out_name(parent);
+    }
+    jx_lock(g_hp.jvmti, g_hp.out_lock);
+    if (o->w) {
+        out_utf8(o, n);
+        out_utf8(o, gname);
+        out_utf8(o, pname);
+        hw_start_thread(o->w, serial, obj, HP_TRACE_SERIAL0, n, gname, pname);
+        out_report_writer(o);
+    } else if (o->buf) {
+        out_printf(o, "THREAD START (obj=%llx, id = %u, name=\"%s\", group=\"%s\")\n",
+                   (unsigned long long)obj, serial, name ? name : "", group ? group : "");
+    }
+    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+}
+
+void out_thread_end(uint32_t serial)
+{
+    hp_out *o = g_hp.out;
+    if (!o)
+        return;
+    jx_lock(g_hp.jvmti, g_hp.out_lock);
+    if (o->w) {
+        hw_end_thread(o->w, serial);
+        out_report_writer(o);
+    } else if (o->buf) {
+        out_printf(o, "THREAD END (id = %u)\n", serial);
+    }
+    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+}
+
+/* Caller holds out_lock. */
+static void out_load_class_locked(hp_out *o, hp_class *c)
+{
+    if (!o->w || c->load_written || !c->serial)
+        return;
+    c->load_written = 1;
+    out_utf8(o, c->name_vm);
+    hw_load_class(o->w, c->serial, cls_object_id(c), HP_TRACE_SERIAL0, c->name_vm);
+}
+
+void out_load_class(hp_class *c)
+{
+    hp_out *o = g_hp.out;
+    if (!o)
+        return;
+    if (!o->w)
+        return;
+    jx_lock(g_hp.jvmti, g_hp.out_lock);
+    out_load_class_locked(o, c);
+    out_report_writer(o);
+    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+}
+
+void out_unload_class(hp_class *c)
+{
+    hp_out *o = g_hp.out;
+    if (!o)
+        return;
+    if (!o->w)
+        return;
+    jx_lock(g_hp.jvmti, g_hp.out_lock);
+    if (c->load_written && !c->unload_written) {
+        c->unload_written = 1;
+        hw_unload_class(o->w, c->serial);
+    }
+    out_report_writer(o);
+    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+}
+
+/* A trace and everything it needs, once. Caller holds out_lock. */
+static void out_trace_locked(hp_out *o, hp_trace *t)
+{
+    if (t->written)
+        return;
+    t->written = 1;
+    if (o->w) {
+        hprof_id ids[64];
+        hprof_id *fid = t->nframes <= 64 ? ids : malloc(sizeof *fid * t->nframes);
+        if (!fid)
+            return;
+        for (uint32_t i = 0; i < t->nframes; i++) {
+            hp_frame *f = frame_at(t->frame[i]);
+            fid[i] = t->frame[i];
+            if (f->written)
+                continue;
+            f->written = 1;
+            out_utf8(o, f->method_name);
+            out_utf8(o, f->method_sig);
+            out_utf8(o, f->source);
+            hw_frame(o->w, t->frame[i], f->method_name, f->method_sig, f->source, f->class_serial,
+                     f->line);
+        }
+        hw_trace(o->w, t->serial, t->thread_serial, t->nframes, fid);
+        if (fid != ids)
+            free(fid);
+        return;
+    }
+    if (t->thread_serial)
+        out_printf(o, "TRACE %u: (thread=%u)\n", t->serial, t->thread_serial);
+    else
+        out_printf(o, "TRACE %u:\n", t->serial);
+    if (t->nframes == 0)
+        out_printf(o, "\t<empty>\n");
+    for (uint32_t i = 0; i < t->nframes; i++)
+        out_printf(o, "\t%s\n", frame_at(t->frame[i])->text);
+}
+
+static int out_row_cmp_live(const void *a, const void *b)
+{
+    const hp_site_row *x = a, *y = b;
+    if (x->live_bytes != y->live_bytes)
+        return x->live_bytes < y->live_bytes ? 1 : -1;
+    if (x->alloc_bytes != y->alloc_bytes)
+        return x->alloc_bytes < y->alloc_bytes ? 1 : -1;
+    return x->trace->serial < y->trace->serial ? -1 : x->trace->serial > y->trace->serial;
+}
+
+static int out_row_cmp_alloc(const void *a, const void *b)
+{
+    const hp_site_row *x = a, *y = b;
+    if (x->alloc_bytes != y->alloc_bytes)
+        return x->alloc_bytes < y->alloc_bytes ? 1 : -1;
+    return out_row_cmp_live(a, b);
+}
+
+static uint32_t out_u4(uint64_t v)
+{
+    return v > HPROF_U4_MAX ? HPROF_U4_MAX : (uint32_t)v;
+}
+
+void out_sites(hp_site_row *rows, uint32_t n, const uint64_t tot[4], const out_sites_opts *so)
+{
+    hp_out *o = g_hp.out;
+    if (!o)
+        return;
+    int by_alloc = (so->flags & HPROF_SITES_SORT_BY_ALLOC) != 0;
+    qsort(rows, n, sizeof *rows, by_alloc ? out_row_cmp_alloc : out_row_cmp_live);
+    /* the cutoff applies to the live-bytes share, as in the original */
+    uint32_t keep = 0;
+    for (; keep < n; keep++) {
+        double ratio = tot[0] ? (double)rows[keep].live_bytes / (double)tot[0] : 0.0;
+        if (ratio < so->cutoff)
+            break;
+    }
+    jx_lock(g_hp.jvmti, g_hp.out_lock);
+    for (uint32_t i = 0; i < keep; i++) {
+        out_load_class_locked(o, rows[i].cls);
+        out_trace_locked(o, rows[i].trace);
+    }
+    if (o->w) {
+        hw_alloc_site *s = calloc(keep ? keep : 1, sizeof *s);
+        if (s) {
+            for (uint32_t i = 0; i < keep; i++) {
+                s[i].array_type = rows[i].cls->array_type;
+                s[i].class_serial = rows[i].cls->serial;
+                s[i].trace_serial = rows[i].trace->serial;
+                s[i].live_bytes = out_u4(rows[i].live_bytes);
+                s[i].live_instances = out_u4(rows[i].live_n);
+                s[i].alloc_bytes = out_u4(rows[i].alloc_bytes);
+                s[i].alloc_instances = out_u4(rows[i].alloc_n);
+            }
+            hw_alloc_sites_head h = {
+                .flags = so->flags,
+                .cutoff = (float)so->cutoff,
+                .total_live_bytes = out_u4(tot[0]),
+                .total_live_instances = out_u4(tot[1]),
+                .total_alloc_bytes = tot[2],
+                .total_alloc_instances = tot[3],
+            };
+            hw_alloc_sites(o->w, &h, s, keep);
+            free(s);
+        }
+        out_report_writer(o);
+    } else if (o->buf) {
+        char when[64];
+        out_ctime(when, sizeof when);
+        char est[96] = "";
+        if (so->sample_bytes)
+            snprintf(est, sizeof est, ", estimated from samples every %llu bytes",
+                     (unsigned long long)so->sample_bytes);
+        out_printf(o, "SITES BEGIN (ordered by %s bytes%s) %s\n", by_alloc ? "allocated" : "live",
+                   est, when);
+        out_printf(o, "          percent          live          alloc'ed  stack class\n");
+        out_printf(o, " rank   self  accum     bytes objs     bytes  objs trace name\n");
+        double accum = 0;
+        for (uint32_t i = 0; i < keep; i++) {
+            double self = tot[0] ? 100.0 * (double)rows[i].live_bytes / (double)tot[0] : 0.0;
+            accum += self;
+            out_printf(o, "%5u %5.2f%% %5.2f%% %9llu %4llu %9llu %5llu %5u %s\n", i + 1, self, accum,
+                       (unsigned long long)rows[i].live_bytes, (unsigned long long)rows[i].live_n,
+                       (unsigned long long)rows[i].alloc_bytes, (unsigned long long)rows[i].alloc_n,
+                       rows[i].trace->serial, rows[i].cls->name_java);
+        }
+        out_printf(o, "SITES END\n");
+    }
+    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+}
+
+void out_heap_summary(const uint64_t tot[4])
+{
+    hp_out *o = g_hp.out;
+    if (!o)
+        return;
+    jx_lock(g_hp.jvmti, g_hp.out_lock);
+    if (o->w) {
+        hw_heap_summary(o->w, out_u4(tot[0]), out_u4(tot[1]), tot[2], tot[3]);
+        out_report_writer(o);
+    } else if (o->buf) {
+        out_printf(o, "HEAP SUMMARY: live %llu bytes in %llu objects; allocated %llu bytes in %llu objects\n",
+                   (unsigned long long)tot[0], (unsigned long long)tot[1],
+                   (unsigned long long)tot[2], (unsigned long long)tot[3]);
+    }
+    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+}
+
+void out_note(const char *line)
+{
+    hp_out *o = g_hp.out;
+    if (!o)
+        return;
+    jx_lock(g_hp.jvmti, g_hp.out_lock);
+    if (o->buf)
+        out_printf(o, "%s\n", line);
+    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+}

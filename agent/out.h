@@ -1,0 +1,45 @@
+/*
+ * out.h: the agent's output, in binary (format=b, through libhprofwriter)
+ * or in the original's text layout (format=a). Every function takes
+ * g_hp.out_lock itself; callers hold no lock of lower order (agent.h).
+ *
+ * The first write error is latched: it is reported once as "HPROF ERROR"
+ * with the file name and errno text, later output is dropped, and the
+ * profiled program goes on. What was written before stays a well-formed
+ * prefix.
+ */
+#ifndef HPROF_OUT_H
+#define HPROF_OUT_H
+
+#include <stdint.h>
+
+#include "classes.h"
+#include "sites.h"
+
+/* Opens the output named g_hp.outname and writes the header. Returns 0 or
+ * -1 after printing an HPROF ERROR. */
+int out_open(void);
+/* Flushes and closes; reports a latched error once. */
+void out_close(void);
+int out_flush(void);
+
+void out_thread_start(uint32_t serial, uint64_t obj, const char *name, const char *group,
+                      const char *parent);
+void out_thread_end(uint32_t serial);
+void out_load_class(hp_class *c);   /* binary: UTF8 + LOAD CLASS, once */
+void out_unload_class(hp_class *c); /* binary: UNLOAD CLASS, once */
+
+typedef struct out_sites_opts {
+    uint16_t flags;    /* HPROF_SITES_* */
+    double cutoff;
+    uint64_t sample_bytes; /* 0 = exact counts, else estimates */
+} out_sites_opts;
+
+/* ALLOC SITES (binary) or SITES BEGIN ... END (text) from merged rows, with
+ * the traces and classes they need written first. Sorts `rows`. */
+void out_sites(hp_site_row *rows, uint32_t n, const uint64_t tot[4], const out_sites_opts *so);
+void out_heap_summary(const uint64_t tot[4]);
+/* A free-form note: a text line, or nothing in binary. */
+void out_note(const char *line);
+
+#endif

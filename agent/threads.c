@@ -1,0 +1,67 @@
+/*
+ * threads.c: thread registration and THREAD START/END output (threads.h).
+ */
+#include "threads.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "jx.h"
+#include "out.h"
+
+hp_thread *thr_get(jvmtiEnv *j, JNIEnv *env, jthread t)
+{
+    void *p = NULL;
+    if ((*j)->GetThreadLocalStorage(j, t, &p) == JVMTI_ERROR_NONE && p)
+        return p;
+    hp_thread *th = calloc(1, sizeof *th);
+    if (!th)
+        return NULL;
+    th->serial = __atomic_add_fetch(&g_hp.next_thread_serial, 1, __ATOMIC_RELAXED);
+    if ((*j)->SetThreadLocalStorage(j, t, th) != JVMTI_ERROR_NONE) {
+        free(th); /* a thread that is not alive (yet or any more) */
+        return NULL;
+    }
+    char *name = NULL, *group = NULL, *parent = NULL;
+    jx_thread_names(j, t, &name, &group, &parent);
+    jlong tag = 0;
+    (*j)->GetTag(j, t, &tag);
+    out_thread_start(th->serial, (uint64_t)tag, name, group, parent);
+    jx_free(j, name);
+    jx_free(j, group);
+    jx_free(j, parent);
+    (void)env;
+    return th;
+}
+
+void thr_end(jvmtiEnv *j, JNIEnv *env, jthread t)
+{
+    hp_thread *th = thr_get(j, env, t);
+    if (!th || th->ended)
+        return;
+    th->ended = 1;
+    out_thread_end(th->serial);
+    /* the storage stays: a late event of this thread still finds its serial */
+}
+
+void thr_register_all(jvmtiEnv *j, JNIEnv *env)
+{
+    jint n = 0;
+    jthread *ts = NULL;
+    int framed = env && (*env)->PushLocalFrame(env, 64) == 0;
+    if (jx_report(j, (*j)->GetAllThreads(j, &n, &ts), "GetAllThreads") == JVMTI_ERROR_NONE) {
+        if (env && n > 0)
+            (*env)->EnsureLocalCapacity(env, n + 64);
+        for (jint i = 0; i < n; i++) {
+            /* each registration makes a few local refs (thread group...) */
+            int inner = env && (*env)->PushLocalFrame(env, 16) == 0;
+            thr_get(j, env, ts[i]);
+            if (inner)
+                (*env)->PopLocalFrame(env, NULL);
+        }
+        jx_free(j, ts);
+    }
+    if (framed)
+        (*env)->PopLocalFrame(env, NULL);
+}

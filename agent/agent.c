@@ -91,12 +91,17 @@ static void JNICALL hp_on_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, jobjec
         return;
     if (!__atomic_load_n(&g_hp.alloc_on, __ATOMIC_RELAXED))
         goto out;
+    /* X= (debug): bits switch parts of this path off, to measure their cost
+     * (bench/): 1 = all but the event itself, 2 = SetTag, 4 = GetStackTrace */
+    uint64_t x = g_hp.o.experiment;
+    if (x & 1)
+        goto out;
     jvmtiFrameInfo onstack[HP_MAX_STACK_ON_STACK];
     jvmtiFrameInfo *fr = onstack;
     jint depth = (jint)g_hp.o.depth, n = 0;
     if (depth > HP_MAX_STACK_ON_STACK && !(fr = malloc(sizeof *fr * (size_t)depth)))
         goto out;
-    if (depth > 0 && (*j)->GetStackTrace(j, thread, 0, depth, fr, &n) != JVMTI_ERROR_NONE)
+    if (depth > 0 && !(x & 4) && (*j)->GetStackTrace(j, thread, 0, depth, fr, &n) != JVMTI_ERROR_NONE)
         n = 0;
     jlong ktag = 0;
     hp_class *c;
@@ -114,8 +119,11 @@ static void JNICALL hp_on_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, jobjec
         tser = th ? th->serial : HP_THREAD_SERIAL0;
     }
     hp_site *s = c ? hp_site_for(j, c, fr, n, tser, (uint64_t)size) : NULL;
-    if (s)
-        (*j)->SetTag(j, object, (jlong)site_alloc(s));
+    if (s) {
+        jlong tag = (jlong)site_alloc(s);
+        if (!(x & 2))
+            (*j)->SetTag(j, object, tag);
+    }
     if (fr != onstack)
         free(fr);
 out:

@@ -17,6 +17,8 @@
  *    could run cpu=samples and cpu=times together when both were given,
  *    which nobody relied on and which made a dump print two CPU sections;
  *  - cpu=old forces depth=2 after parsing, as the original did;
+ *  - force=n on a text file not ending in .txt gives name.PID; the original
+ *    gave name.PID.txt (it appended .txt to any text name);
  *  - stricter: depth/interval are plain decimal digits, cutoff is a decimal
  *    number in [0, 1], net needs a host and a numeric port 1..65535 (the
  *    original parsed the port with strtol and never checked it), numbers of
@@ -103,7 +105,8 @@ void opts_init(opts *o);
  * _JAVA_HPROF_OPTIONS, may be NULL) appended after a comma. `o` must have
  * been through opts_init; whatever it held is released and parsing starts
  * from the defaults. An optstr of exactly "help" sets o->help and nothing
- * else (env is not looked at, as in the original).
+ * else (env is not looked at, as in the original); so does an empty optstr
+ * with an env of exactly "help". "help" among other options is refused.
  *
  * Returns 0, or -1 with `o` back at its defaults (holding no memory) and a
  * one-line message in err (if errlen > 0):
@@ -123,7 +126,8 @@ void opts_usage(FILE *out);
  * name.PID.3 ... (stem.PID.2.txt). `exists` is the existence test (NULL:
  * access(F_OK)); the tests inject their own.
  * Returns 0, or -1 if the name does not fit in buflen or no free name was
- * found among the first 1000 candidates.
+ * found among the first 1000 candidates. With net= there is no file; the
+ * answer is then the default name, which the caller has no use for.
  */
 int opts_output_name(const opts *o, long pid, int (*exists)(const char *path), char *buf,
                      size_t buflen);

@@ -11,7 +11,7 @@
 # A missing VisualVM jar or JDK is a failure, not a skip.
 set -euo pipefail
 
-if [ $# -ne 3 ]; then
+if [ $# -lt 3 ]; then  # a 4th argument (the agent) is ignored
     echo "usage: bash $0 HPROF_TOOL PROJECT_DIR WORKDIR" >&2
     exit 2
 fi

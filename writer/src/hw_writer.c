@@ -68,6 +68,11 @@ struct hw_writer {
     int in_heap;
     int seg_open;      /* a patchable segment starts at seg_start */
     size_t seg_start;
+    /* Fast path of the heap walk: a sub-record of n bytes may be appended at
+     * buf + len with no other check while len + n <= seg_limit. Non-zero
+     * only while a HEAP DUMP SEGMENT is open, no error is latched and ids
+     * are 8 bytes (4-byte ids need a range check). */
+    size_t seg_limit;
     uint64_t nsegments;
     uint64_t sub_left; /* bytes still owed by a streaming sub-record */
     int in_sub;
@@ -84,6 +89,7 @@ static int hw_fail(hw_writer *w, int e, const char *fmt, ...)
     if (w->err)
         return w->err;
     w->err = e ? e : EIO;
+    w->seg_limit = 0;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(w->errmsg, sizeof w->errmsg, fmt, ap);
@@ -334,6 +340,7 @@ static int hw_close_segment(hw_writer *w)
         return 0;
     size_t body = w->len - w->seg_start - HW_SEG_HDR;
     w->seg_open = 0;
+    w->seg_limit = 0;
     if (body == 0) {
         w->len = w->seg_start; /* never emit an empty segment */
         return 0;
@@ -642,6 +649,9 @@ static int hw_open_segment(hw_writer *w, uint8_t tag)
     hw_be4(p + 5, 0);
     w->len += HW_SEG_HDR;
     w->seg_open = 1;
+    /* hw_drain above left room for a whole segment */
+    if (tag == HPROF_TAG_HEAP_DUMP_SEGMENT && w->idsz == 8)
+        w->seg_limit = w->seg_start + HW_SEG_HDR + w->opt.segment_size;
     return 0;
 }
 
@@ -675,6 +685,7 @@ int hw_heap_end(hw_writer *w)
         else
             hw_be4(w->buf + w->seg_start + 5, (uint32_t)body);
         w->seg_open = 0;
+        w->seg_limit = 0;
         w->in_heap = 0;
         return 0;
     }
@@ -916,6 +927,23 @@ int hw_class_dump(hw_writer *w, const hw_class *c)
     return 0;
 }
 
+static void hw_swap_elems(uint8_t *dst, const uint8_t *src, size_t k, unsigned es);
+
+/* The heap walk's common case: the whole sub-record of `size` bytes fits
+ * the open segment. Returns where to write it (already accounted as one
+ * complete unit), or NULL for the general path. */
+static inline uint8_t *hw_sub_fast(hw_writer *w, uint64_t size)
+{
+    if (w->len + size > w->seg_limit || w->in_sub)
+        return NULL;
+    uint8_t *p = w->buf + w->len;
+    w->mark = w->len;
+    w->mark_ok = 1;
+    w->len += (size_t)size;
+    w->unit_end = w->flushed + w->len;
+    return p;
+}
+
 int hw_instance_begin(hw_writer *w, hprof_id obj, uint32_t trace_serial, hprof_id class_id,
                       uint32_t nbytes)
 {
@@ -943,6 +971,17 @@ int hw_instance_begin(hw_writer *w, hprof_id obj, uint32_t trace_serial, hprof_i
 int hw_instance_dump(hw_writer *w, hprof_id obj, uint32_t trace_serial, hprof_id class_id,
                      const void *values, uint32_t nbytes)
 {
+    uint8_t *p = hw_sub_fast(w, 1 + HPROF_INSTANCE_DUMP_FIXED(8) + (uint64_t)nbytes);
+    if (p) {
+        p[0] = HPROF_GC_INSTANCE_DUMP;
+        hw_be8(p + 1, obj);
+        hw_be4(p + 9, trace_serial);
+        hw_be8(p + 13, class_id);
+        hw_be4(p + 21, nbytes);
+        if (nbytes) /* values may be NULL then */
+            memcpy(p + 25, values, nbytes);
+        return 0;
+    }
     if (hw_instance_begin(w, obj, trace_serial, class_id, nbytes))
         return w->err;
     w->in_sub = 0;
@@ -977,6 +1016,16 @@ int hw_obj_array_begin(hw_writer *w, hprof_id obj, uint32_t trace_serial, hprof_
 int hw_obj_array_dump(hw_writer *w, hprof_id obj, uint32_t trace_serial, hprof_id array_class_id,
                       uint32_t n, const hprof_id *elems)
 {
+    uint8_t *fp = hw_sub_fast(w, 1 + HPROF_OBJ_ARRAY_DUMP_FIXED(8) + 8 * (uint64_t)n);
+    if (fp) {
+        fp[0] = HPROF_GC_OBJ_ARRAY_DUMP;
+        hw_be8(fp + 1, obj);
+        hw_be4(fp + 9, trace_serial);
+        hw_be4(fp + 13, n);
+        hw_be8(fp + 17, array_class_id);
+        hw_swap_elems(fp + 25, (const uint8_t *)elems, n, 8);
+        return 0;
+    }
     if (w->err)
         return w->err;
     /* the length first: the elements are only read once they are known to fit */
@@ -1010,13 +1059,25 @@ int hw_obj_array_dump(hw_writer *w, hprof_id obj, uint32_t trace_serial, hprof_i
     return 0;
 }
 
-/* Copies `k` native elements of size `es` to big-endian at dst. */
+/* Copies `k` native elements of size `es` to big-endian at dst. 2- and
+ * 4-byte elements are swapped a 64-bit word at a time (4 or 2 elements per
+ * step): char[] and int[] are a good part of a heap's bytes, and a loop
+ * per element costs about as much as the rest of the writer together. */
 static void hw_swap_elems(uint8_t *dst, const uint8_t *src, size_t k, unsigned es)
 {
+    size_t j = 0;
+    if (k == 0)
+        return; /* src may be NULL */
     switch (es) {
     case 1: memcpy(dst, src, k); break;
     case 2:
-        for (size_t j = 0; j < k; j++) {
+        for (; j + 4 <= k; j += 4) {
+            uint64_t v;
+            memcpy(&v, src + 2 * j, 8);
+            v = ((v & 0x00FF00FF00FF00FFull) << 8) | ((v >> 8) & 0x00FF00FF00FF00FFull);
+            memcpy(dst + 2 * j, &v, 8);
+        }
+        for (; j < k; j++) {
             uint16_t v;
             memcpy(&v, src + 2 * j, 2);
             v = __builtin_bswap16(v);
@@ -1024,7 +1085,14 @@ static void hw_swap_elems(uint8_t *dst, const uint8_t *src, size_t k, unsigned e
         }
         break;
     case 4:
-        for (size_t j = 0; j < k; j++) {
+        for (; j + 2 <= k; j += 2) {
+            uint64_t v;
+            memcpy(&v, src + 4 * j, 8);
+            v = __builtin_bswap64(v);
+            v = (v << 32) | (v >> 32);
+            memcpy(dst + 4 * j, &v, 8);
+        }
+        for (; j < k; j++) {
             uint32_t v;
             memcpy(&v, src + 4 * j, 4);
             v = __builtin_bswap32(v);
@@ -1032,7 +1100,7 @@ static void hw_swap_elems(uint8_t *dst, const uint8_t *src, size_t k, unsigned e
         }
         break;
     default:
-        for (size_t j = 0; j < k; j++) {
+        for (; j < k; j++) {
             uint64_t v;
             memcpy(&v, src + 8 * j, 8);
             v = __builtin_bswap64(v);
@@ -1045,6 +1113,17 @@ static void hw_swap_elems(uint8_t *dst, const uint8_t *src, size_t k, unsigned e
 int hw_prim_array_dump(hw_writer *w, hprof_id obj, uint32_t trace_serial, uint8_t type, uint32_t n,
                        const void *elems)
 {
+    unsigned fes = hprof_type_is_primitive(type) ? hprof_type_size(type, 8) : 0;
+    uint8_t *fp = fes ? hw_sub_fast(w, 1 + HPROF_PRIM_ARRAY_DUMP_FIXED(8) + (uint64_t)n * fes) : NULL;
+    if (fp) {
+        fp[0] = HPROF_GC_PRIM_ARRAY_DUMP;
+        hw_be8(fp + 1, obj);
+        hw_be4(fp + 9, trace_serial);
+        hw_be4(fp + 13, n);
+        fp[17] = type;
+        hw_swap_elems(fp + 18, elems, n, fes);
+        return 0;
+    }
     if (w->err || hw_check_id(w, obj))
         return w->err;
     if (!hprof_type_is_primitive(type))
@@ -1305,6 +1384,7 @@ static void hw_flush_prefix(hw_writer *w)
         else
             hw_be4(w->buf + w->seg_start + 5, (uint32_t)body);
         w->seg_open = 0;
+        w->seg_limit = 0;
     }
     if (hw_drain_raw(w) == 0 && w->io)
         hw_io_wait(w->io);

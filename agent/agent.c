@@ -66,6 +66,10 @@ typedef struct hp_tcache_entry {
 
 static __thread hp_tcache_entry hp_tcache[HP_TCACHE_SIZE];
 
+/* Set on the main thread while hp_warm_up runs: its allocations only arm
+ * the sampler and are not counted; the callback sets `seen`. */
+static __thread struct { int active, seen; } hp_warm;
+
 static hp_site *hp_site_for(jvmtiEnv *j, hp_class *c, const jvmtiFrameInfo *fr, jint n,
                             uint32_t tser, uint64_t size)
 {
@@ -89,6 +93,10 @@ static void JNICALL hp_on_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, jobjec
 {
     if (hp_enter())
         return;
+    if (hp_warm.active) {
+        hp_warm.seen = 1;
+        goto out;
+    }
     if (!__atomic_load_n(&g_hp.alloc_on, __ATOMIC_RELAXED))
         goto out;
     /* X= (debug): bits switch parts of this path off, to measure their cost
@@ -241,6 +249,36 @@ static void JNICALL hp_on_data_dump(jvmtiEnv *j)
     hp_leave();
 }
 
+/* HotSpot arms each thread's allocation sampler with the interval in force
+ * when the thread was created, and re-reads the interval only when the
+ * sampler next fires. The main thread exists before Agent_OnLoad, so on
+ * JDK 17 it would go uncounted for its first ~512 KiB (random) of
+ * allocation. VMInit runs on the main thread: allocate throwaway arrays
+ * until one is sampled, after which every allocation is. Small arrays, so
+ * that a tiny -Xmx never sees an OutOfMemoryError. */
+#define HP_WARM_CHUNK (128 * 1024)
+#define HP_WARM_MAX_CHUNKS 256 /* 32 MiB: P(no sample) ~ e^-64 at 512 KiB */
+
+static void hp_warm_up(JNIEnv *env)
+{
+    if (!env)
+        return;
+    hp_warm.active = 1;
+    hp_warm.seen = 0;
+    for (int i = 0; i < HP_WARM_MAX_CHUNKS && !hp_warm.seen; i++) {
+        jbyteArray a = (*env)->NewByteArray(env, HP_WARM_CHUNK);
+        if ((*env)->ExceptionCheck(env)) {
+            (*env)->ExceptionClear(env);
+            break;
+        }
+        (*env)->DeleteLocalRef(env, a);
+    }
+    hp_warm.active = 0;
+    if (!hp_warm.seen)
+        hp_error("the main thread's allocation sampler could not be armed; its first "
+                 "allocations may go uncounted");
+}
+
 /* Registers what existed before the agent could see events: loaded classes
  * and running threads. Then allocation counting starts. */
 static void hp_start_live(jvmtiEnv *j, JNIEnv *env)
@@ -274,9 +312,13 @@ static void hp_start_live(jvmtiEnv *j, JNIEnv *env)
     for (size_t i = 0; i < sizeof live_events / sizeof live_events[0]; i++)
         jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, live_events[i], NULL),
                   "SetEventNotificationMode");
-    if (g_hp.o.heap_sites)
+    if (g_hp.o.heap_sites) {
         jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL),
                   "SetEventNotificationMode(SampledObjectAlloc)");
+        /* at VMInit this is the main thread (an attach thread is new) */
+        if (!g_hp.attached && g_hp.sample_bytes == 0)
+            hp_warm_up(env);
+    }
 }
 
 static void JNICALL hp_on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread thread)

@@ -277,6 +277,9 @@ void out_thread_start(uint32_t serial, uint64_t obj, const char *name, const cha
         out_utf8(o, n);
         out_utf8(o, gname);
         out_utf8(o, pname);
+        /* a tag that does not fit 4-byte ids is written as 0 (unknown) */
+        if (g_hp.o.id_size == 4 && obj > HPROF_U4_MAX)
+            obj = 0;
         hw_start_thread(o->w, serial, obj, HP_TRACE_SERIAL0, n, gname, pname);
         out_report_writer(o);
     } else if (o->buf) {

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "fixture.h"
+#include "print.h"
 #include "hprof/hr_reader.h"
 #include "hprof/hv_verify.h"
 #include "hu_map.h"
@@ -36,6 +37,17 @@ static const char hprof_usage[] =
     "      --hotspot         ignore dangling-ref, as HotSpot's own dumps (CDS) hold them\n"
     "  histo [--top N] FILE  class histogram of the heap dump: instances, shallow bytes,\n"
     "                        class name, like jmap -histo\n"
+    "  sites [options] FILE  the ALLOC SITES records as the original's SITES tables, after\n"
+    "                        their TRACE blocks; exit 1 if there are none\n"
+    "      --cutoff X        leave out sites below this share of the bytes (0.0001 = 0.01 %)\n"
+    "      --alloc           order (and cut) by allocated bytes instead of live bytes\n"
+    "      --last            only the last ALLOC SITES record (they are cumulative)\n"
+    "  print FILE            the whole file in the original agent's text layout\n"
+    "                        (java.hprof.txt): threads, traces, sites, samples, heap dump\n"
+    "  samples FILE          the CPU SAMPLES records as CPU SAMPLES tables; exit 1 if none\n"
+    "  collapsed [--sites] FILE  collapsed stacks (root;...;leaf count) for flame graphs:\n"
+    "                        CPU samples summed, or with --sites the last ALLOC SITES\n"
+    "                        weighted by allocated bytes, the class as the leaf\n"
     "  fixture OUT [options] write a deterministic file with every record and sub-record\n"
     "                        type, for parser tests (hprof fixture --help)\n"
     "  help                  this text\n"
@@ -484,5 +496,13 @@ int main(int argc, char **argv)
         return hprof_cmd_histo(argc - 1, argv + 1);
     if (strcmp(cmd, "fixture") == 0)
         return fixture_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "sites") == 0)
+        return print_sites_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "print") == 0)
+        return print_print_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "samples") == 0)
+        return print_samples_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "collapsed") == 0)
+        return print_collapsed_main(argc - 1, argv + 1);
     return hprof_usage_error("unknown command '%s'", cmd);
 }

@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# test_agent_options.sh: the agent's option contract on real JVMs (JDK 17 and
+# 25, -Xcheck:jni): `help` (stdout, exit 0, every option listed) through
+# -agentpath, -agentlib and -Xrunhprof; every bad value and bad combination
+# (exit 1, `HPROF ERROR` naming the option), _JAVA_HPROF_OPTIONS, force=n
+# naming (an existing file is kept, the new name has the pid), force=y
+# overwriting, and an output path that cannot be written (HPROF ERROR naming
+# the path, the JVM does not start: exit 1).
+#
+# usage: bash test_agent_options.sh HPROF_TOOL PROJECT_DIR WORKDIR AGENT_SO   (run by ctest)
+# Env: HPROF_TEST_JDKS, HPROF_TEST_KEEP_GOING=1 (see test_agent_sites.sh).
+set -euo pipefail
+
+if [ $# -lt 4 ]; then
+    echo "usage: bash $0 HPROF_TOOL PROJECT_DIR WORKDIR AGENT_SO" >&2
+    exit 2
+fi
+HPROF=$1
+SRC=$2
+WORK=$3
+AGENT=$4
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cd "$WORK"
+
+# ---------------------------------------------------------------- helpers
+FAILURES=0
+CTX=""
+fail() {
+    echo "FAIL${CTX:+ [$CTX]}: $*" >&2
+    if [ "${HPROF_TEST_KEEP_GOING:-0}" = 1 ]; then
+        FAILURES=$((FAILURES + 1))
+        return 0
+    fi
+    exit 1
+}
+step() {
+    echo "== ${CTX:+[$CTX] }$*"
+}
+# expect_eq WHAT EXPECTED FOUND
+expect_eq() {
+    [ "$2" = "$3" ] || fail "$1: expected '$2', found '$3'"
+}
+
+JDKS=${HPROF_TEST_JDKS:-"/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64"}
+FOUND_JDKS=""
+for j in $JDKS; do
+    if [ -x "$j/bin/java" ]; then FOUND_JDKS="$FOUND_JDKS $j"; else echo "note: no JDK at $j, skipped"; fi
+done
+[ -n "$FOUND_JDKS" ] || fail "no JDK found among: $JDKS"
+[ -f "$AGENT" ] || fail "the agent $AGENT does not exist (build the hprof_agent target)"
+FIRST_JDK=$(echo $FOUND_JDKS | awk '{print $1}')
+
+# compile the demos once, for the oldest JDK
+compile() {
+    mkdir -p classes
+    for d in "$@"; do
+        "$FIRST_JDK/bin/javac" --release 17 -d classes "$SRC/demo-java/$d.java" ||
+            fail "javac $d.java failed"
+    done
+}
+# line_of FILE MARKER: the line number of the comment "// MARKER" in demo-java/FILE
+line_of() {
+    local n
+    n=$(grep -n "// $2\$" "$SRC/demo-java/$1" | cut -d: -f1)
+    [ "$(echo "$n" | wc -l)" = 1 ] && [ -n "$n" ] || fail "marker $2 not found once in $1"
+    echo "$n"
+}
+
+# jrun NAME EXPECTED_RC ALLOW_HPROF_ERROR JVM_ARGS...: runs $JAVA with
+# -Xcheck:jni, stdout in NAME.out, stderr in NAME.err; checks the exit
+# status, that -Xcheck:jni said nothing (no WARNING) and, unless allowed, that
+# there is no HPROF ERROR.
+jrun() {
+    local name=$1 want=$2 allow=$3
+    shift 3
+    local rc=0
+    timeout 120 "$JAVA" -Xcheck:jni -Xmx512m "$@" >"$name.out" 2>"$name.err" || rc=$?
+    if [ "$rc" != "$want" ]; then
+        fail "$name: java exited $rc, expected $want; stderr:
+$(head -20 "$name.err")"
+    fi
+    if grep -q WARNING "$name.out" "$name.err"; then
+        fail "$name: -Xcheck:jni or the JVM printed a WARNING:
+$(grep -h WARNING "$name.out" "$name.err" | head -5)"
+    fi
+    if [ "$allow" != allow ] && grep -q "HPROF ERROR" "$name.err"; then
+        fail "$name: unexpected HPROF ERROR: $(grep "HPROF ERROR" "$name.err" | head -3)"
+    fi
+    return 0
+}
+
+# ---------------------------------------------------------------- the test
+compile SitesDemo
+AGENT_DIR=$(dirname "$AGENT")
+OPTIONS="heap cpu monitor format file net depth interval cutoff lineno thread doe msa force verbose sample idsize gc_okay"
+
+# bad OPTSTRING NAME: the JVM refuses to start (exit 1) with an HPROF ERROR naming NAME
+bad() {
+    local opts=$1 name=$2 n
+    BADN=$((BADN + 1))
+    n=bad$V-$BADN
+    jrun $n 1 allow "-agentpath:$AGENT=$opts" -cp classes SitesDemo 1 1 1 1
+    grep -q "HPROF ERROR" $n.err || fail "'$opts': no HPROF ERROR on stderr: $(head -3 $n.err)"
+    grep "HPROF ERROR" $n.err | grep -qF -- "$name" ||
+        fail "'$opts': the HPROF ERROR does not name '$name': $(grep "HPROF ERROR" $n.err | head -2)"
+    if grep -q '^ready' $n.out; then fail "'$opts': the program ran despite the bad option"; fi
+    echo "   refused: $opts -> $(grep -m1 "HPROF ERROR" $n.err | cut -c1-110)"
+}
+
+for JDK in $FOUND_JDKS; do
+    JAVA=$JDK/bin/java
+    V=$("$JAVA" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')
+    CTX="JDK $V"
+    BADN=0
+
+    step "help: usage on stdout, exit 0, every option listed"
+    jrun help$V 0 no "-agentpath:$AGENT=help" -cp classes SitesDemo 1 1 1 1
+    [ -s help$V.out ] || fail "help printed nothing on stdout"
+    if grep -q '^ready' help$V.out; then fail "help: the program ran after the usage text"; fi
+    for o in $OPTIONS; do
+        grep -qE "(^|[^a-z_])$o=" help$V.out || fail "help does not list the option $o="
+    done
+    for word in Usage Default Examples; do
+        grep -qi "$word" help$V.out || fail "help has no '$word' part"
+    done
+    LD_LIBRARY_PATH=$AGENT_DIR jrun helplib$V 0 no "-agentlib:hprof=help" -version
+    cmp -s help$V.out helplib$V.out || fail "-agentlib:hprof=help (LD_LIBRARY_PATH) prints a different text"
+    LD_LIBRARY_PATH=$AGENT_DIR jrun helpxrun$V 0 no "-Xrunhprof:help" -version
+    cmp -s help$V.out helpxrun$V.out || fail "-Xrunhprof:help prints a different text"
+    echo "   ok: $(wc -l <help$V.out) lines, the same through -agentpath, -agentlib and -Xrunhprof"
+
+    step "every bad value: exit 1, HPROF ERROR naming the option"
+    bad heap=foo heap
+    bad heap= heap
+    bad cpu=fast cpu
+    bad monitor=maybe monitor
+    bad format=c format
+    bad file= file
+    bad "file=$WORK/a.txt,file=$WORK/b.txt" file
+    bad net=localhost net
+    bad net=localhost:notaport net
+    bad depth=-1 depth
+    bad depth=deep depth
+    bad interval=0 interval
+    bad interval=ten interval
+    bad cutoff=2 cutoff
+    bad cutoff=abc cutoff
+    bad lineno=yes lineno
+    bad thread=1 thread
+    bad doe=x doe
+    bad msa=x msa
+    bad force=x force
+    bad verbose=x verbose
+    bad sample=lots sample
+    bad sample=-5 sample
+    bad idsize=3 idsize
+    bad gc_okay=x gc_okay
+    bad logflags=zz logflags
+    bad exitpause=y exitpause
+    bad bogus=1 bogus
+    bad heap=sites,, "empty option"
+    bad help,heap=sites help
+    step "bad combinations: format=b with cpu=times, cpu=old, monitor=y"
+    bad format=b,cpu=times cpu=times
+    bad cpu=old,format=b cpu=old
+    bad format=b,monitor=y monitor=y
+    step "_JAVA_HPROF_OPTIONS is appended to the options"
+    _JAVA_HPROF_OPTIONS=depth=deep bad heap=sites,file=$WORK/env.txt depth
+    _JAVA_HPROF_OPTIONS=depth=1 jrun env$V 0 no "-agentpath:$AGENT=heap=sites,file=$WORK/env$V.txt" -cp classes SitesDemo 2 100 1 1
+    awk '/^TRACE [0-9]+:/ {n = 0; next} /^\t/ {if (++n > 1) bad = 1} END {exit bad}' env$V.txt ||
+        fail "_JAVA_HPROF_OPTIONS=depth=1: traces with more than 1 frame in env$V.txt"
+
+    step "an output path that cannot be written: HPROF ERROR naming it, exit 1"
+    jrun nopath$V 1 allow "-agentpath:$AGENT=heap=sites,file=/nonexistent/dir/x" -cp classes SitesDemo 1 1 1 1
+    grep "HPROF ERROR" nopath$V.err | grep -qF "/nonexistent/dir/x" ||
+        fail "file=/nonexistent/dir/x: expected an HPROF ERROR naming the path, stderr: $(head -3 nopath$V.err)"
+    if grep -q '^ready' nopath$V.out; then fail "file=/nonexistent/dir/x: the program ran"; fi
+    mkdir -p adir
+    jrun dirpath$V 1 allow "-agentpath:$AGENT=heap=sites,format=b,file=$WORK/adir" -cp classes SitesDemo 1 1 1 1
+    grep "HPROF ERROR" dirpath$V.err | grep -qF "$WORK/adir" ||
+        fail "file=<a directory>: expected an HPROF ERROR naming it, stderr: $(head -3 dirpath$V.err)"
+    echo "   ok: $(grep -m1 "HPROF ERROR" nopath$V.err)"
+
+    step "force=n: an existing file is kept, the output gets a name with the pid"
+    mkdir -p f$V
+    for fmt in a b; do
+        if [ $fmt = a ]; then base=out.txt; else base=out.hprof; fi
+        echo "keep me" >f$V/$base
+        rc=0
+        "$JAVA" -Xcheck:jni "-agentpath:$AGENT=heap=sites,format=$fmt,force=n,file=$WORK/f$V/$base" \
+            -cp classes SitesDemo 1 10 1 1 >force$V$fmt.out 2>force$V$fmt.err &
+        pid=$!
+        wait $pid || rc=$?
+        expect_eq "force=n,format=$fmt: exit status" 0 $rc
+        expect_eq "force=n,format=$fmt: the existing $base" "keep me" "$(cat f$V/$base)"
+        new=$(ls f$V | grep -v "^$base\$" | grep -F "$pid" || true)
+        [ "$(echo "$new" | grep -c .)" = 1 ] ||
+            fail "force=n,format=$fmt: expected one new file with the pid $pid in its name, found: $(ls f$V | tr '\n' ' ')"
+        echo "   ok: format=$fmt: $base kept, wrote $new"
+        if [ $fmt = a ]; then
+            grep -q '^SITES END$' "f$V/$new" || fail "force=n: $new has no SITES section"
+        else
+            "$HPROF" verify "f$V/$new" >/dev/null 2>&1 || fail "force=n: hprof verify $new failed"
+        fi
+        rm -f f$V/*
+    done
+    step "force=y (the default) overwrites"
+    echo "old" >ow$V.txt
+    jrun ow$V 0 no "-agentpath:$AGENT=heap=sites,file=$WORK/ow$V.txt" -cp classes SitesDemo 1 10 1 1
+    head -1 ow$V.txt | grep -q '^JAVA PROFILE 1.0.1' || fail "force=y: ow$V.txt was not overwritten: $(head -1 ow$V.txt)"
+    step "the default file name: java.hprof.txt, java.hprof"
+    mkdir -p def$V
+    (cd def$V && jrun ../def$V/a 0 no "-agentpath:$AGENT=heap=sites" -cp ../classes SitesDemo 1 10 1 1)
+    (cd def$V && jrun ../def$V/b 0 no "-agentpath:$AGENT=heap=sites,format=b" -cp ../classes SitesDemo 1 10 1 1)
+    [ -s def$V/java.hprof.txt ] && [ -s def$V/java.hprof ] || fail "default names: found $(ls def$V | tr '\n' ' ')"
+done
+CTX=""
+if [ "$FAILURES" -gt 0 ]; then
+    echo "$FAILURES failure(s)" >&2
+    exit 1
+fi
+echo "all agent option checks passed on:$FOUND_JDKS"

@@ -1,0 +1,1402 @@
+/*
+ * print.c: `hprof sites`, `hprof print`, `hprof samples` and `hprof
+ * collapsed`: a binary HPROF file shown as the original agent's text
+ * (java.hprof.txt, reference §3), or as collapsed stacks.
+ *
+ * Owns the text layout of those commands, the VM-to-Java class name
+ * conversion, and the two-pass reading they share:
+ *
+ *  - pass 1 keeps what the text needs by name: UTF8 strings, class names,
+ *    FRAMEs, TRACEs, each CLASS DUMP's instance field list, and per heap dump
+ *    its object count and size (the HEAP DUMP BEGIN line comes before the
+ *    objects it counts). Memory grows with names, frames, traces and
+ *    classes, never with objects.
+ *  - pass 2 re-reads the file and writes as it goes, so a heap dump of any
+ *    size streams through. Two passes are needed because the original agent
+ *    writes the CLASS DUMPs after the INSTANCE DUMPs that need their field
+ *    lists, and TRACE records may in general follow their first use.
+ *    Standard input ("-") is first copied to a temporary file.
+ *
+ * What the binary does not carry is filled in as follows: timestamps are the
+ * header time plus each record's offset (printed like ctime(3), in local
+ * time); `sz` of OBJ/ARR and the HEAP DUMP BEGIN byte count use the estimate
+ * of `hprof histo` (two ids of header, 4 bytes of array length, the data,
+ * 8-byte alignment); ROOT <JNI global ref> prints trace=0; the TRACE phase
+ * annotation is never printed; the prelude file (jvm.hprof.txt) is left out.
+ * OBJ lists non-null reference fields in the binary's order (the class's own
+ * fields, then its superclass's, and so on). The HEAP DUMP BEGIN counts are
+ * those of the dump itself, not the agent's running totals. The original had
+ * no text for HEAP SUMMARY nor for Android's roots: their lines here follow
+ * its style.
+ */
+#include "print.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hprof/hr_reader.h"
+#include "hu_map.h"
+
+#define PRINT_EXIT_OK 0
+#define PRINT_EXIT_PROBLEMS 1
+#define PRINT_EXIT_USAGE 2
+
+/* ------------------------------------------------------ pure helpers */
+
+static void print_put(char *out, size_t cap, size_t *n, const char *s, size_t k, int dots)
+{
+    for (size_t i = 0; i < k; i++, (*n)++)
+        if (*n + 1 < cap)
+            out[*n] = (dots && s[i] == '/') ? '.' : s[i];
+}
+
+static const char *print_prim_name(char c)
+{
+    switch (c) {
+    case 'Z': return "boolean";
+    case 'B': return "byte";
+    case 'C': return "char";
+    case 'S': return "short";
+    case 'I': return "int";
+    case 'J': return "long";
+    case 'F': return "float";
+    case 'D': return "double";
+    default: return NULL;
+    }
+}
+
+size_t print_java_name(const char *vm, size_t len, char *out, size_t cap)
+{
+    size_t n = 0, dims = 0;
+    while (dims < len && vm[dims] == '[')
+        dims++;
+    const char *rest = vm + dims;
+    size_t rlen = len - dims;
+    int sig = rlen >= 2 && rest[0] == 'L' && rest[rlen - 1] == ';';
+    const char *prim = rlen == 1 ? print_prim_name(rest[0]) : NULL;
+    if (dims && prim) {
+        print_put(out, cap, &n, prim, strlen(prim), 0);
+    } else if (sig) {
+        /* a class name cannot end in ';', so "Lx;" is always a signature */
+        print_put(out, cap, &n, rest + 1, rlen - 2, 1);
+    } else {
+        /* not a descriptor ("java.lang.String", "int[]", or garbage such as
+         * "[Q"): keep it as written, with slashes as dots */
+        dims = 0;
+        print_put(out, cap, &n, vm, len, 1);
+    }
+    for (size_t d = 0; d < dims; d++)
+        print_put(out, cap, &n, "[]", 2, 0);
+    if (cap)
+        out[n < cap ? n : cap - 1] = 0;
+    return n;
+}
+
+const char *print_line_text(int32_t line, char *buf, size_t cap)
+{
+    switch (line) {
+    case HPROF_LINE_UNKNOWN: return "Unknown line";
+    case HPROF_LINE_COMPILED: return "Compiled method";
+    case HPROF_LINE_NATIVE: return "Native method";
+    default:
+        snprintf(buf, cap, "%" PRId32, line);
+        return buf;
+    }
+}
+
+/* ------------------------------------------------------------ model */
+
+typedef struct print_frame {
+    hprof_id method_id, source_id;
+    uint32_t class_serial;
+    int32_t line;
+} print_frame;
+
+typedef struct print_trace {
+    uint32_t serial, thread_serial, nframes;
+    size_t first; /* into tframes */
+} print_trace;
+
+typedef struct print_field {
+    hprof_id name_id;
+    uint8_t type;
+} print_field;
+
+typedef struct print_layout {
+    hprof_id super_id;
+    uint32_t nfields;
+    size_t first; /* into fields */
+} print_layout;
+
+typedef struct print_dump {
+    uint64_t objects, bytes;
+} print_dump;
+
+/* Heap dump boundaries, decided the same way in both passes: a HEAP DUMP
+ * record is one dump; HEAP DUMP SEGMENTs form one dump until HEAP DUMP END,
+ * another dump, or the end of the file. */
+enum { PRINT_EV_RECORD_END = 0x100, PRINT_EV_EOF = 0x101 };
+enum { PRINT_DUMP_END = 1, PRINT_DUMP_BEGIN = 2 };
+
+typedef struct print_model {
+    const char *path;
+    unsigned idsz;
+    uint64_t timestamp_ms;
+    char magic[32];
+    int oom;
+    uint64_t problems;
+
+    char *str; /* NUL-terminated strings, addressed by offset */
+    size_t nstr, capstr;
+    hu_map utf8;          /* UTF8 id -> offset */
+    hu_map class_serial;  /* class serial -> name id */
+    hu_map class_id;      /* class object id -> name id */
+    hu_map serial_name;   /* class serial -> offset of the Java name */
+    hu_map id_name;       /* class object id -> offset of the Java name */
+    hu_map frame_ix;      /* frame id -> index in frames */
+    hu_map trace_ix;      /* trace serial -> index in traces */
+    hu_map layout_ix;     /* class object id -> index in layouts */
+
+    print_frame *frames;
+    size_t nframes, capframes;
+    print_trace *traces;
+    size_t ntraces, captraces;
+    hprof_id *tframes;
+    size_t ntframes, captframes;
+    print_layout *layouts;
+    size_t nlayouts, caplayouts;
+    print_field *fields;
+    size_t nfields, capfields;
+    print_dump *dumps;
+    size_t ndumps, capdumps;
+    int dump_state;
+
+    uint64_t nsites, nsamples; /* ALLOC SITES and CPU SAMPLES records */
+} print_model;
+
+/* Grows the array whose pointer is at `pp` to hold `need` elements of
+ * `elem` bytes. Returns 0, or -1 when out of memory (the array intact). */
+static int print_grow(void *pp, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 64;
+    while (nc < need) {
+        if (nc > SIZE_MAX / 2 / elem)
+            return -1;
+        nc *= 2;
+    }
+    void *p;
+    memcpy(&p, pp, sizeof p);
+    void *np = realloc(p, nc * elem);
+    if (!np)
+        return -1;
+    memcpy(pp, &np, sizeof np);
+    *cap = nc;
+    return 0;
+}
+
+static int print_oom(print_model *m)
+{
+    m->oom = 1;
+    return 1;
+}
+
+/* Appends `n` bytes and a NUL; returns the offset or SIZE_MAX when out of memory. */
+static size_t print_add_str(print_model *m, const char *s, size_t n)
+{
+    if (print_grow(&m->str, &m->capstr, m->nstr + n + 1, 1) != 0)
+        return SIZE_MAX;
+    size_t off = m->nstr;
+    memcpy(m->str + off, s, n);
+    m->str[off + n] = 0;
+    m->nstr += n + 1;
+    return off;
+}
+
+static const char *print_lookup(const print_model *m, const hu_map *map, uint64_t key)
+{
+    const uint64_t *off = hu_map_get(map, key);
+    return off ? m->str + *off : NULL;
+}
+
+static const char *print_utf8(const print_model *m, hprof_id id)
+{
+    return id ? print_lookup(m, &m->utf8, id) : NULL;
+}
+
+static int print_dump_event(int *state, int ev)
+{
+    int mask = 0;
+    switch (ev) {
+    case HPROF_TAG_HEAP_DUMP:
+        mask = (*state ? PRINT_DUMP_END : 0) | PRINT_DUMP_BEGIN;
+        *state = 1;
+        break;
+    case HPROF_TAG_HEAP_DUMP_SEGMENT:
+        if (*state != 2) {
+            mask = (*state ? PRINT_DUMP_END : 0) | PRINT_DUMP_BEGIN;
+            *state = 2;
+        }
+        break;
+    case PRINT_EV_RECORD_END:
+        if (*state == 1) {
+            mask = PRINT_DUMP_END;
+            *state = 0;
+        }
+        break;
+    case HPROF_TAG_HEAP_DUMP_END:
+    case PRINT_EV_EOF:
+        if (*state) {
+            mask = PRINT_DUMP_END;
+            *state = 0;
+        }
+        break;
+    default:
+        break;
+    }
+    return mask;
+}
+
+/* The estimate `hprof histo` uses: the same rule for every file, so sizes
+ * of two dumps of one program compare. */
+static uint64_t print_obj_size(const hr_sub *s, unsigned idsz)
+{
+    uint64_t v;
+    switch (s->tag) {
+    case HPROF_GC_INSTANCE_DUMP: v = 2ull * idsz + s->u.inst.nbytes; break;
+    case HPROF_GC_OBJ_ARRAY_DUMP: v = 2ull * idsz + 4 + (uint64_t)s->u.oarr.n * idsz; break;
+    case HPROF_GC_PRIM_ARRAY_DUMP:
+        v = 2ull * idsz + 4 + (uint64_t)s->u.parr.n * hprof_type_size(s->u.parr.type, idsz);
+        break;
+    default: return 0;
+    }
+    return (v + 7) & ~(uint64_t)7;
+}
+
+/* ---- pass 1 */
+
+static int print_m_header(void *ctx, const hr_header *h)
+{
+    print_model *m = ctx;
+    m->idsz = h->id_size;
+    m->timestamp_ms = h->timestamp_ms;
+    memcpy(m->magic, h->magic, sizeof m->magic);
+    m->magic[sizeof m->magic - 1] = 0;
+    return 0;
+}
+
+static void print_m_problem(void *ctx, hr_severity sev, const char *kind, uint64_t off,
+                            const char *msg)
+{
+    print_model *m = ctx;
+    m->problems++;
+    fprintf(stderr, "hprof: %s: %s at offset %" PRIu64 " [%s]: %s\n", m->path,
+            sev == HR_ERROR ? "ERROR" : "warning", off, kind, msg);
+}
+
+static int print_m_trace(print_model *m, const hr_record *r)
+{
+    uint32_t n = r->u.trace.nframes;
+    if (print_grow(&m->traces, &m->captraces, m->ntraces + 1, sizeof *m->traces) != 0)
+        return print_oom(m);
+    if (print_grow(&m->tframes, &m->captframes, m->ntframes + n, sizeof *m->tframes) != 0)
+        return print_oom(m);
+    print_trace *t = &m->traces[m->ntraces];
+    t->serial = r->u.trace.trace_serial;
+    t->thread_serial = r->u.trace.thread_serial;
+    t->nframes = n;
+    t->first = m->ntframes;
+    for (uint32_t i = 0; i < n; i++)
+        m->tframes[m->ntframes++] = hr_trace_frame(r, m->idsz, i);
+    /* a serial written twice: the later TRACE wins, as in readers that index by serial */
+    if (hu_map_put(&m->trace_ix, t->serial, m->ntraces) != 0)
+        return print_oom(m);
+    m->ntraces++;
+    return 0;
+}
+
+static int print_m_record(void *ctx, const hr_record *r)
+{
+    print_model *m = ctx;
+    int ev = print_dump_event(&m->dump_state, r->tag);
+    if (ev & PRINT_DUMP_BEGIN) {
+        if (print_grow(&m->dumps, &m->capdumps, m->ndumps + 1, sizeof *m->dumps) != 0)
+            return print_oom(m);
+        memset(&m->dumps[m->ndumps++], 0, sizeof *m->dumps);
+    }
+    if (!r->body || r->malformed)
+        return 0;
+    switch (r->tag) {
+    case HPROF_TAG_UTF8: {
+        size_t off = print_add_str(m, r->u.utf8.str, r->u.utf8.len);
+        if (off == SIZE_MAX || hu_map_put(&m->utf8, r->u.utf8.id, off) != 0)
+            return print_oom(m);
+        break;
+    }
+    case HPROF_TAG_LOAD_CLASS:
+        if (hu_map_put(&m->class_serial, r->u.load_class.class_serial, r->u.load_class.name_id) ||
+            hu_map_put(&m->class_id, r->u.load_class.class_id, r->u.load_class.name_id))
+            return print_oom(m);
+        break;
+    case HPROF_TAG_FRAME: {
+        if (print_grow(&m->frames, &m->capframes, m->nframes + 1, sizeof *m->frames) != 0)
+            return print_oom(m);
+        print_frame *f = &m->frames[m->nframes];
+        f->method_id = r->u.frame.method_name_id;
+        f->source_id = r->u.frame.source_file_id;
+        f->class_serial = r->u.frame.class_serial;
+        f->line = r->u.frame.line;
+        if (hu_map_put(&m->frame_ix, r->u.frame.frame_id, m->nframes) != 0)
+            return print_oom(m);
+        m->nframes++;
+        break;
+    }
+    case HPROF_TAG_TRACE:
+        return print_m_trace(m, r);
+    case HPROF_TAG_ALLOC_SITES:
+        m->nsites++;
+        break;
+    case HPROF_TAG_CPU_SAMPLES:
+        m->nsamples++;
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+static int print_m_record_end(void *ctx, const hr_record *r)
+{
+    print_model *m = ctx;
+    print_dump_event(&m->dump_state, PRINT_EV_RECORD_END);
+    return 0;
+}
+
+static int print_m_class_dump(print_model *m, const hr_sub *s)
+{
+    uint16_t n = s->u.cls.nfields;
+    if (print_grow(&m->layouts, &m->caplayouts, m->nlayouts + 1, sizeof *m->layouts) != 0)
+        return print_oom(m);
+    if (print_grow(&m->fields, &m->capfields, m->nfields + n, sizeof *m->fields) != 0)
+        return print_oom(m);
+    print_layout *l = &m->layouts[m->nlayouts];
+    l->super_id = s->u.cls.super_id;
+    l->nfields = n;
+    l->first = m->nfields;
+    const uint8_t *q = s->u.cls.fields;
+    for (uint16_t i = 0; i < n; i++) {
+        hr_field f;
+        q = hr_class_field_next(q, m->idsz, &f);
+        m->fields[m->nfields].name_id = f.name_id;
+        m->fields[m->nfields].type = f.type;
+        m->nfields++;
+    }
+    if (hu_map_put(&m->layout_ix, s->u.cls.class_id, m->nlayouts) != 0)
+        return print_oom(m);
+    m->nlayouts++;
+    return 0;
+}
+
+static int print_m_sub(void *ctx, const hr_sub *s)
+{
+    print_model *m = ctx;
+    if (s->tag == HPROF_GC_CLASS_DUMP)
+        return print_m_class_dump(m, s);
+    int object = s->tag == HPROF_GC_INSTANCE_DUMP || s->tag == HPROF_GC_OBJ_ARRAY_DUMP ||
+                 s->tag == HPROF_GC_PRIM_ARRAY_DUMP;
+    if (object && m->ndumps) {
+        m->dumps[m->ndumps - 1].objects++;
+        m->dumps[m->ndumps - 1].bytes += print_obj_size(s, m->idsz);
+    }
+    return 0;
+}
+
+/* Resolves every class name once, in Java form, so pass 2 only looks up. */
+static int print_m_finish(print_model *m, const hu_map *from, hu_map *to)
+{
+    size_t it = 0;
+    uint64_t key, name_id;
+    char small[256];
+    while (hu_map_next(from, &it, &key, &name_id)) {
+        const char *vm = print_utf8(m, name_id);
+        if (!vm)
+            continue;
+        size_t len = strlen(vm);
+        size_t n = print_java_name(vm, len, small, sizeof small);
+        char *buf = small;
+        if (n >= sizeof small) {
+            buf = malloc(n + 1);
+            if (!buf)
+                return print_oom(m);
+            print_java_name(vm, len, buf, n + 1);
+        }
+        size_t off = print_add_str(m, buf, n);
+        if (buf != small)
+            free(buf);
+        if (off == SIZE_MAX || hu_map_put(to, key, off) != 0)
+            return print_oom(m);
+    }
+    return 0;
+}
+
+static void print_model_init(print_model *m, const char *path)
+{
+    memset(m, 0, sizeof *m);
+    m->path = path;
+    hu_map *maps[] = {&m->utf8,     &m->class_serial, &m->class_id, &m->serial_name,
+                      &m->id_name,  &m->frame_ix,     &m->trace_ix, &m->layout_ix};
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
+        hu_map_init(maps[i]);
+}
+
+static void print_model_cleanup(print_model *m)
+{
+    hu_map *maps[] = {&m->utf8,     &m->class_serial, &m->class_id, &m->serial_name,
+                      &m->id_name,  &m->frame_ix,     &m->trace_ix, &m->layout_ix};
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
+        hu_map_cleanup(maps[i]);
+    free(m->str);
+    free(m->frames);
+    free(m->traces);
+    free(m->tframes);
+    free(m->layouts);
+    free(m->fields);
+    free(m->dumps);
+}
+
+/* ------------------------------------------------------------ pass 2 */
+
+enum print_mode { PRINT_SITES, PRINT_TEXT, PRINT_SAMPLES, PRINT_COLLAPSED };
+
+/* One collapsed stack before it is spelled: a trace, and for allocation
+ * sites the class allocated there (the leaf). */
+typedef struct print_acc {
+    uint32_t trace_serial, class_serial;
+    int has_class;
+    uint8_t array_type; /* names a primitive array class without LOAD CLASS */
+    uint64_t weight;
+    size_t stack;     /* offset into the stack text, once built */
+    const char *text; /* the stack, once the text no longer moves */
+} print_acc;
+
+typedef struct print_ctx {
+    print_model *m;
+    enum print_mode mode;
+    FILE *out;
+    double cutoff;  /* sites: rows below this share are left out */
+    int by_alloc;   /* sites: order (and cut) by allocated bytes */
+    int last_only;  /* sites: only the last ALLOC SITES record */
+    int use_sites;  /* collapsed: ALLOC SITES instead of CPU SAMPLES */
+    int oom;
+    uint64_t sites_seen, dumps_seen;
+    int dump_state;
+    uint8_t *printed; /* per trace index: its TRACE block was written */
+    hu_map warned;    /* trace serials used but never defined, reported once */
+    hu_map acc_ix;    /* collapsed: key -> index in acc */
+    print_acc *acc;
+    size_t nacc, capacc;
+} print_ctx;
+
+static void print_time(const print_ctx *c, uint32_t time_us, char *buf, size_t cap)
+{
+    time_t t = (time_t)((c->m->timestamp_ms + time_us / 1000u) / 1000u);
+    struct tm tmv;
+    if (!localtime_r(&t, &tmv) || !strftime(buf, cap, "%a %b %e %H:%M:%S %Y", &tmv))
+        snprintf(buf, cap, "?");
+}
+
+static const char *print_class_by_serial(const print_ctx *c, uint32_t serial)
+{
+    const char *s = print_lookup(c->m, &c->m->serial_name, serial);
+    return s ? s : "<Unknown Class>";
+}
+
+static const char *print_class_by_id(const print_ctx *c, hprof_id id)
+{
+    const char *s = print_lookup(c->m, &c->m->id_name, id);
+    return s ? s : "<Unknown Class>";
+}
+
+static const print_trace *print_find_trace(print_ctx *c, uint32_t serial, size_t *index)
+{
+    const uint64_t *ix = hu_map_get(&c->m->trace_ix, serial);
+    if (ix) {
+        if (index)
+            *index = (size_t)*ix;
+        return &c->m->traces[*ix];
+    }
+    int ins = 0;
+    if (!hu_map_upsert(&c->warned, serial, 1, &ins))
+        c->oom = 1;
+    else if (ins)
+        fprintf(stderr, "hprof: %s: trace %" PRIu32 " is used but no TRACE record defines it\n",
+                c->m->path, serial);
+    return NULL;
+}
+
+static const print_frame *print_find_frame(const print_ctx *c, hprof_id id)
+{
+    const uint64_t *ix = hu_map_get(&c->m->frame_ix, id);
+    return ix ? &c->m->frames[*ix] : NULL;
+}
+
+static const char *print_method_name(const print_ctx *c, const print_frame *f)
+{
+    const char *s = print_utf8(c->m, f->method_id);
+    return s ? s : "<Unknown Method>";
+}
+
+static void print_trace_block_at(print_ctx *c, size_t ix)
+{
+    if (c->printed[ix])
+        return;
+    c->printed[ix] = 1;
+    const print_trace *t = &c->m->traces[ix];
+    fprintf(c->out, "TRACE %" PRIu32 ":", t->serial);
+    if (t->thread_serial)
+        fprintf(c->out, " (thread=%" PRIu32 ")", t->thread_serial);
+    fputc('\n', c->out);
+    if (!t->nframes)
+        fputs("\t<empty>\n", c->out);
+    for (uint32_t i = 0; i < t->nframes; i++) {
+        hprof_id fid = c->m->tframes[t->first + i];
+        const print_frame *f = print_find_frame(c, fid);
+        if (!f) {
+            fprintf(c->out, "\t<unknown frame %" PRIx64 ">\n", fid);
+            continue;
+        }
+        const char *src = print_utf8(c->m, f->source_id);
+        char lbuf[16];
+        fprintf(c->out, "\t%s.%s(%s:%s)\n", print_class_by_serial(c, f->class_serial),
+                print_method_name(c, f), src && *src ? src : "<Unknown Source>",
+                print_line_text(f->line, lbuf, sizeof lbuf));
+    }
+}
+
+/* TRACE blocks are written once, just before the first section using them. */
+static void print_trace_block(print_ctx *c, uint32_t serial)
+{
+    size_t ix;
+    if (print_find_trace(c, serial, &ix))
+        print_trace_block_at(c, ix);
+}
+
+/* ---- SITES */
+
+typedef struct print_site_row {
+    hr_alloc_site s;
+    uint32_t pos; /* in the record: ties keep the writer's order */
+} print_site_row;
+
+static int print_site_by_live(const void *a, const void *b)
+{
+    const print_site_row *x = a, *y = b;
+    if (x->s.live_bytes != y->s.live_bytes)
+        return x->s.live_bytes < y->s.live_bytes ? 1 : -1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int print_site_by_alloc(const void *a, const void *b)
+{
+    const print_site_row *x = a, *y = b;
+    if (x->s.alloc_bytes != y->s.alloc_bytes)
+        return x->s.alloc_bytes < y->s.alloc_bytes ? 1 : -1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static const char *print_site_class(const print_ctx *c, const hr_alloc_site *s, char *buf,
+                                    size_t cap)
+{
+    const char *n = print_lookup(c->m, &c->m->serial_name, s->class_serial);
+    if (n)
+        return n;
+    /* a primitive array needs no LOAD CLASS to be named */
+    if (hprof_type_is_primitive(s->array_type)) {
+        snprintf(buf, cap, "%s[]", hprof_type_name(s->array_type));
+        return buf;
+    }
+    snprintf(buf, cap, "<unknown class %" PRIu32 ">", s->class_serial);
+    return buf;
+}
+
+/* Reads the rows of an ALLOC SITES record, sorted; NULL when out of memory
+ * (or, with *n == 0, when there are none). */
+static print_site_row *print_site_rows(print_ctx *c, const hr_record *r, int by_alloc, uint32_t *n)
+{
+    *n = r->u.alloc_sites.nsites;
+    if (!*n)
+        return NULL;
+    print_site_row *rows = malloc((size_t)*n * sizeof *rows);
+    if (!rows) {
+        c->oom = 1;
+        *n = 0;
+        return NULL;
+    }
+    for (uint32_t i = 0; i < *n; i++) {
+        hr_alloc_site_at(r, i, &rows[i].s);
+        rows[i].pos = i;
+    }
+    qsort(rows, *n, sizeof *rows, by_alloc ? print_site_by_alloc : print_site_by_live);
+    return rows;
+}
+
+static void print_sites_section(print_ctx *c, const hr_record *r)
+{
+    int by_alloc = c->by_alloc || (r->u.alloc_sites.flags & HPROF_SITES_SORT_BY_ALLOC);
+    uint32_t n;
+    print_site_row *rows = print_site_rows(c, r, by_alloc, &n);
+    if (n && !rows)
+        return;
+    double live_total = r->u.alloc_sites.total_live_bytes;
+    double alloc_total = (double)r->u.alloc_sites.total_alloc_bytes;
+    /* the cutoff rule of the original (site share of the total, which
+     * counts the sites the writer already left out), on the sort key */
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        double key = by_alloc ? rows[i].s.alloc_bytes : rows[i].s.live_bytes;
+        double total = by_alloc ? alloc_total : live_total;
+        if (c->cutoff > 0 && (total <= 0 || key / total < c->cutoff))
+            continue;
+        rows[kept++] = rows[i];
+    }
+    for (uint32_t i = 0; i < kept; i++)
+        print_trace_block(c, rows[i].s.trace_serial);
+    char when[64];
+    print_time(c, r->time_us, when, sizeof when);
+    fprintf(c->out, "SITES BEGIN (ordered by %s) %s\n", by_alloc ? "allocated bytes" : "live bytes",
+            when);
+    fputs("          percent          live          alloc'ed  stack class\n", c->out);
+    fputs(" rank   self  accum     bytes objs     bytes  objs trace name\n", c->out);
+    double accum = 0;
+    for (uint32_t i = 0; i < kept; i++) {
+        const hr_alloc_site *s = &rows[i].s;
+        double self = live_total > 0 ? s->live_bytes / live_total : 0.0;
+        accum += self;
+        char buf[64];
+        fprintf(c->out, "%5" PRIu32 " %5.2f%% %5.2f%% %9" PRIu32 " %4" PRIu32 " %9" PRIu32
+                        " %5" PRIu32 " %5" PRIu32 " %s\n",
+                i + 1, self * 100.0, accum * 100.0, s->live_bytes, s->live_instances,
+                s->alloc_bytes, s->alloc_instances, s->trace_serial,
+                print_site_class(c, s, buf, sizeof buf));
+    }
+    fputs("SITES END\n", c->out);
+    free(rows);
+}
+
+/* ---- CPU SAMPLES */
+
+typedef struct print_sample_row {
+    uint32_t count, trace, pos;
+} print_sample_row;
+
+static int print_sample_cmp(const void *a, const void *b)
+{
+    const print_sample_row *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static void print_samples_section(print_ctx *c, const hr_record *r)
+{
+    uint32_t n = r->u.cpu_samples.ntraces;
+    print_sample_row *rows = NULL;
+    if (n) {
+        rows = malloc((size_t)n * sizeof *rows);
+        if (!rows) {
+            c->oom = 1;
+            return;
+        }
+    }
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        hr_cpu_sample_at(r, i, &rows[i].count, &rows[i].trace);
+        rows[i].pos = i;
+        sum += rows[i].count;
+    }
+    if (n)
+        qsort(rows, n, sizeof *rows, print_sample_cmp);
+    for (uint32_t i = 0; i < n; i++)
+        print_trace_block(c, rows[i].trace);
+    /* a writer that leaves the total at 0 still gets percentages */
+    double total = r->u.cpu_samples.total ? (double)r->u.cpu_samples.total : (double)sum;
+    char when[64];
+    print_time(c, r->time_us, when, sizeof when);
+    fprintf(c->out, "CPU SAMPLES BEGIN (total = %" PRIu32 ") %s\n", r->u.cpu_samples.total, when);
+    if (n)
+        fputs("rank   self  accum   count trace method\n", c->out);
+    double accum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        double self = total > 0 ? rows[i].count * 100.0 / total : 0.0;
+        accum += self;
+        fprintf(c->out, "%4" PRIu32 " %5.2f%% %5.2f%% %7" PRIu32 " %5" PRIu32, i + 1, self, accum,
+                rows[i].count, rows[i].trace);
+        const print_trace *t = print_find_trace(c, rows[i].trace, NULL);
+        const print_frame *f = t && t->nframes ? print_find_frame(c, c->m->tframes[t->first]) : NULL;
+        if (!t)
+            fputs(" <unknown trace>\n", c->out);
+        else if (!t->nframes)
+            fputs(" <empty trace>\n", c->out);
+        else if (!f)
+            fprintf(c->out, " <unknown frame %" PRIx64 ">\n", c->m->tframes[t->first]);
+        else
+            fprintf(c->out, " %s.%s\n", print_class_by_serial(c, f->class_serial),
+                    print_method_name(c, f));
+    }
+    fputs("CPU SAMPLES END\n", c->out);
+    free(rows);
+}
+
+/* ---- collapsed stacks */
+
+static void print_acc_add(print_ctx *c, uint32_t trace, uint32_t class_serial, int has_class,
+                          uint8_t array_type, uint64_t w)
+{
+    if (!w)
+        return;
+    uint64_t key = ((uint64_t)(has_class ? class_serial : 0) << 32) | trace;
+    int ins;
+    uint64_t *slot = hu_map_upsert(&c->acc_ix, key, c->nacc, &ins);
+    if (!slot) {
+        c->oom = 1;
+        return;
+    }
+    if (ins) {
+        if (print_grow(&c->acc, &c->capacc, c->nacc + 1, sizeof *c->acc) != 0) {
+            c->oom = 1;
+            return;
+        }
+        print_acc *a = &c->acc[c->nacc++];
+        memset(a, 0, sizeof *a);
+        a->trace_serial = trace;
+        a->class_serial = class_serial;
+        a->has_class = has_class;
+        a->array_type = array_type;
+    }
+    c->acc[*slot].weight += w;
+}
+
+typedef struct print_text {
+    char *s;
+    size_t n, cap;
+    int oom;
+} print_text;
+
+/* Appends text; in a name (`sep` 0), ';' and newline become '_', as ';'
+ * separates frames and a newline ends the line: a hostile name cannot split
+ * a stack. */
+static void print_text_add(print_text *t, const char *s, int sep)
+{
+    size_t k = strlen(s);
+    if (print_grow(&t->s, &t->cap, t->n + k + 1, 1) != 0) {
+        t->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < k; i++)
+        t->s[t->n++] = (!sep && (s[i] == ';' || s[i] == '\n')) ? '_' : s[i];
+    t->s[t->n] = 0;
+}
+
+static void print_text_put(print_text *t, const char *s)
+{
+    print_text_add(t, s, 0);
+}
+
+static void print_acc_stack(print_ctx *c, const print_acc *a, print_text *t)
+{
+    const print_trace *tr = print_find_trace(c, a->trace_serial, NULL);
+    if (!tr) {
+        print_text_put(t, "<unknown trace>");
+    } else if (!tr->nframes) {
+        print_text_put(t, "<empty>");
+    } else {
+        /* TRACE lists the innermost frame first; flame graphs want the root first */
+        for (uint32_t i = tr->nframes; i-- > 0;) {
+            const print_frame *f = print_find_frame(c, c->m->tframes[tr->first + i]);
+            print_text_put(t, f ? print_class_by_serial(c, f->class_serial) : "<Unknown Class>");
+            print_text_put(t, ".");
+            print_text_put(t, f ? print_method_name(c, f) : "<Unknown Method>");
+            if (i)
+                print_text_add(t, ";", 1);
+        }
+    }
+    if (a->has_class) {
+        char buf[64];
+        hr_alloc_site s;
+        memset(&s, 0, sizeof s);
+        s.class_serial = a->class_serial;
+        s.array_type = a->array_type;
+        print_text_add(t, ";", 1);
+        print_text_put(t, print_site_class(c, &s, buf, sizeof buf));
+    }
+    /* a NUL between stacks makes each one a C string for sorting */
+    if (print_grow(&t->s, &t->cap, t->n + 2, 1) != 0) {
+        t->oom = 1;
+        return;
+    }
+    t->s[t->n++] = 0;
+}
+
+static int print_acc_cmp(const void *a, const void *b)
+{
+    const print_acc *x = a, *y = b;
+    return strcmp(x->text, y->text);
+}
+
+static void print_collapsed_flush(print_ctx *c)
+{
+    print_text t = {0};
+    for (size_t i = 0; i < c->nacc && !t.oom; i++) {
+        c->acc[i].stack = t.n;
+        print_acc_stack(c, &c->acc[i], &t);
+    }
+    if (t.oom) {
+        c->oom = 1;
+        free(t.s);
+        return;
+    }
+    /* different traces can spell the same stack (other lines, other
+     * threads): merge them, in a stable order */
+    for (size_t i = 0; i < c->nacc; i++)
+        c->acc[i].text = t.s + c->acc[i].stack;
+    if (c->nacc)
+        qsort(c->acc, c->nacc, sizeof *c->acc, print_acc_cmp);
+    for (size_t i = 0; i < c->nacc;) {
+        uint64_t w = 0;
+        size_t j = i;
+        while (j < c->nacc && strcmp(c->acc[j].text, c->acc[i].text) == 0)
+            w += c->acc[j++].weight;
+        fprintf(c->out, "%s %" PRIu64 "\n", c->acc[i].text, w);
+        i = j;
+    }
+    free(t.s);
+}
+
+/* ---- HEAP DUMP */
+
+static void print_heap_begin(print_ctx *c, const hr_record *r)
+{
+    /* the original prints every trace not yet printed before a heap dump */
+    for (size_t i = 0; i < c->m->ntraces; i++) {
+        const uint64_t *ix = hu_map_get(&c->m->trace_ix, c->m->traces[i].serial);
+        if (ix && *ix == i) /* a redefined serial prints once, as its last definition */
+            print_trace_block_at(c, i);
+    }
+    print_dump d = {0, 0};
+    if (c->dumps_seen < c->m->ndumps)
+        d = c->m->dumps[c->dumps_seen];
+    c->dumps_seen++;
+    char when[64];
+    print_time(c, r->time_us, when, sizeof when);
+    fprintf(c->out, "HEAP DUMP BEGIN (%" PRIu64 " objects, %" PRIu64 " bytes) %s\n", d.objects,
+            d.bytes, when);
+}
+
+static void print_heap_events(print_ctx *c, int ev, const hr_record *r)
+{
+    int mask = print_dump_event(&c->dump_state, ev);
+    if (mask & PRINT_DUMP_END)
+        fputs("HEAP DUMP END\n", c->out);
+    if (mask & PRINT_DUMP_BEGIN)
+        print_heap_begin(c, r);
+}
+
+static void print_instance(print_ctx *c, const hr_sub *s)
+{
+    FILE *o = c->out;
+    const print_model *m = c->m;
+    fprintf(o, "OBJ %" PRIx64 " (sz=%" PRIu64 ", trace=%" PRIu32 ", class=%s@%" PRIx64 ")\n",
+            s->u.inst.id, print_obj_size(s, m->idsz), s->u.inst.trace_serial,
+            print_class_by_id(c, s->u.inst.class_id), s->u.inst.class_id);
+    hprof_id cls = s->u.inst.class_id;
+    uint64_t off = 0;
+    /* the values hold the class's own fields, then each superclass's; a
+     * cycle in a lying file ends after as many steps as there are classes */
+    for (size_t depth = 0; cls && depth <= m->nlayouts; depth++) {
+        const uint64_t *ix = hu_map_get(&m->layout_ix, cls);
+        if (!ix)
+            break;
+        const print_layout *l = &m->layouts[*ix];
+        for (uint32_t i = 0; i < l->nfields; i++) {
+            const print_field *f = &m->fields[l->first + i];
+            unsigned sz = hprof_type_size(f->type, m->idsz);
+            if (!sz || off + sz > s->u.inst.nbytes)
+                return;
+            if (f->type == HPROF_TYPE_OBJECT) {
+                hprof_id v = hr_get_id(s->u.inst.values + off, m->idsz);
+                if (v) {
+                    const char *name = print_utf8(m, f->name_id);
+                    if (!name)
+                        name = "<unknown field>";
+                    fprintf(o, "\t%s\t%s%" PRIx64 "\n", name, strlen(name) < 8 ? "\t" : "", v);
+                }
+            }
+            off += sz;
+        }
+        cls = l->super_id;
+    }
+}
+
+static void print_class_dump(print_ctx *c, const hr_sub *s)
+{
+    FILE *o = c->out;
+    unsigned idsz = c->m->idsz;
+    fprintf(o, "CLS %" PRIx64 " (name=%s, trace=%" PRIu32 ")\n", s->u.cls.class_id,
+            print_class_by_id(c, s->u.cls.class_id), s->u.cls.trace_serial);
+    static const char *const label[] = {"super", "loader", "signers", "domain"};
+    const hprof_id v[] = {s->u.cls.super_id, s->u.cls.loader_id, s->u.cls.signers_id,
+                          s->u.cls.protection_domain_id};
+    for (int i = 0; i < 4; i++)
+        if (v[i])
+            fprintf(o, "\t%s\t\t%" PRIx64 "\n", label[i], v[i]);
+    const uint8_t *q = s->u.cls.statics;
+    for (uint16_t i = 0; i < s->u.cls.nstatics; i++) {
+        hr_static st;
+        q = hr_class_static_next(q, idsz, &st);
+        if (st.type == HPROF_TYPE_OBJECT && st.value) {
+            const char *name = print_utf8(c->m, st.name_id);
+            fprintf(o, "\tstatic %s\t%" PRIx64 "\n", name ? name : "<unknown field>", st.value);
+        }
+    }
+    q = s->u.cls.cp;
+    for (uint16_t i = 0; i < s->u.cls.ncp; i++) {
+        hr_cp_entry e;
+        q = hr_class_cp_next(q, idsz, &e);
+        if (e.type == HPROF_TYPE_OBJECT && e.value)
+            fprintf(o, "\tconstant pool entry %u\t%" PRIx64 "\n", (unsigned)e.index, e.value);
+    }
+}
+
+static int print_sub(void *ctx, const hr_sub *s)
+{
+    print_ctx *c = ctx;
+    FILE *o = c->out;
+    unsigned idsz = c->m->idsz;
+    hprof_id id = s->u.root.id;
+    int32_t frame = (int32_t)s->u.root.frame;
+    /* root kinds the original never wrote (Android's) get a name in its style */
+    const char *plain = NULL;
+    switch (s->tag) {
+    case HPROF_GC_ROOT_THREAD_OBJ:
+        fprintf(o, "ROOT %" PRIx64 " (kind=<thread>, id=%" PRIu32 ", trace=%" PRIu32 ")\n", id,
+                s->u.root.thread_serial, s->u.root.frame);
+        break;
+    case HPROF_GC_ROOT_JNI_GLOBAL:
+        fprintf(o, "ROOT %" PRIx64 " (kind=<JNI global ref>, id=%" PRIx64 ", trace=0)\n", id,
+                s->u.root.ref);
+        break;
+    case HPROF_GC_ROOT_JNI_LOCAL:
+        fprintf(o, "ROOT %" PRIx64 " (kind=<JNI local ref>, thread=%" PRIu32 ", frame=%" PRId32 ")\n",
+                id, s->u.root.thread_serial, frame);
+        break;
+    case HPROF_GC_ROOT_JAVA_FRAME:
+        fprintf(o, "ROOT %" PRIx64 " (kind=<Java stack>, thread=%" PRIu32 ", frame=%" PRId32 ")\n",
+                id, s->u.root.thread_serial, frame);
+        break;
+    case HPROF_GC_ROOT_JNI_MONITOR:
+        fprintf(o, "ROOT %" PRIx64 " (kind=<JNI monitor>, thread=%" PRIu32 ", frame=%" PRId32 ")\n",
+                id, s->u.root.thread_serial, frame);
+        break;
+    case HPROF_GC_ROOT_NATIVE_STACK:
+        fprintf(o, "ROOT %" PRIx64 " (kind=<native stack>, thread=%" PRIu32 ")\n", id,
+                s->u.root.thread_serial);
+        break;
+    case HPROF_GC_ROOT_THREAD_BLOCK:
+        fprintf(o, "ROOT %" PRIx64 " (kind=<thread block>, thread=%" PRIu32 ")\n", id,
+                s->u.root.thread_serial);
+        break;
+    case HPROF_GC_ROOT_STICKY_CLASS:
+        fprintf(o, "ROOT %" PRIx64 " (kind=<system class>, name=%s)\n", id, print_class_by_id(c, id));
+        break;
+    case HPROF_GC_ROOT_MONITOR_USED: plain = "busy monitor"; break;
+    case HPROF_GC_ROOT_UNKNOWN: plain = "unknown"; break;
+    case HPROF_GC_ROOT_INTERNED_STRING: plain = "interned string"; break;
+    case HPROF_GC_ROOT_FINALIZING: plain = "finalizing"; break;
+    case HPROF_GC_ROOT_DEBUGGER: plain = "debugger"; break;
+    case HPROF_GC_ROOT_REFERENCE_CLEANUP: plain = "reference cleanup"; break;
+    case HPROF_GC_ROOT_VM_INTERNAL: plain = "VM internal"; break;
+    case HPROF_GC_ROOT_UNREACHABLE: plain = "unreachable"; break;
+    case HPROF_GC_CLASS_DUMP: print_class_dump(c, s); break;
+    case HPROF_GC_INSTANCE_DUMP: print_instance(c, s); break;
+    case HPROF_GC_OBJ_ARRAY_DUMP:
+        fprintf(o, "ARR %" PRIx64 " (sz=%" PRIu64 ", trace=%" PRIu32 ", nelems=%" PRIu32
+                   ", elem type=%s@%" PRIx64 ")\n",
+                s->u.oarr.id, print_obj_size(s, idsz), s->u.oarr.trace_serial, s->u.oarr.n,
+                print_class_by_id(c, s->u.oarr.class_id), s->u.oarr.class_id);
+        for (uint32_t i = 0; i < s->u.oarr.n; i++) {
+            hprof_id e = hr_get_id(s->u.oarr.elems + (size_t)i * idsz, idsz);
+            if (e)
+                fprintf(o, "\t[%" PRIu32 "]\t\t%" PRIx64 "\n", i, e);
+        }
+        break;
+    case HPROF_GC_PRIM_ARRAY_DUMP: {
+        const char *t = hprof_type_name(s->u.parr.type);
+        fprintf(o, "ARR %" PRIx64 " (sz=%" PRIu64 ", trace=%" PRIu32 ", nelems=%" PRIu32
+                   ", elem type=%s[])\n",
+                s->u.parr.id, print_obj_size(s, idsz), s->u.parr.trace_serial, s->u.parr.n,
+                t ? t : "?");
+        break;
+    }
+    default: /* HEAP DUMP INFO has no text form */
+        break;
+    }
+    if (plain)
+        fprintf(o, "ROOT %" PRIx64 " (kind=<%s>)\n", id, plain);
+    return c->oom;
+}
+
+static void print_thread_start(print_ctx *c, const hr_record *r)
+{
+    const char *name = print_utf8(c->m, r->u.start_thread.name_id);
+    const char *group = print_utf8(c->m, r->u.start_thread.group_name_id);
+    fprintf(c->out, "THREAD START (obj=%" PRIx64 ", id = %" PRIu32 ", name=\"%s\", group=\"%s\")\n",
+            r->u.start_thread.thread_id, r->u.start_thread.thread_serial, name ? name : "",
+            group ? group : "");
+}
+
+static int print_record(void *ctx, const hr_record *r)
+{
+    print_ctx *c = ctx;
+    if (c->mode == PRINT_TEXT)
+        print_heap_events(c, r->tag, r);
+    if (!r->body || r->malformed)
+        return c->oom;
+    if (r->tag == HPROF_TAG_ALLOC_SITES) {
+        c->sites_seen++;
+        int last = c->sites_seen == c->m->nsites;
+        if (c->mode == PRINT_TEXT || (c->mode == PRINT_SITES && (!c->last_only || last)))
+            print_sites_section(c, r);
+        /* sites are cumulative over a run: only the last record is the whole picture */
+        if (c->mode == PRINT_COLLAPSED && c->use_sites && last)
+            for (uint32_t i = 0; i < r->u.alloc_sites.nsites; i++) {
+                hr_alloc_site s;
+                hr_alloc_site_at(r, i, &s);
+                print_acc_add(c, s.trace_serial, s.class_serial, 1, s.array_type, s.alloc_bytes);
+            }
+    } else if (r->tag == HPROF_TAG_CPU_SAMPLES) {
+        if (c->mode == PRINT_TEXT || c->mode == PRINT_SAMPLES)
+            print_samples_section(c, r);
+        /* each CPU SAMPLES covers the time since the previous dump: they add up */
+        if (c->mode == PRINT_COLLAPSED && !c->use_sites)
+            for (uint32_t i = 0; i < r->u.cpu_samples.ntraces; i++) {
+                uint32_t n, t;
+                hr_cpu_sample_at(r, i, &n, &t);
+                print_acc_add(c, t, 0, 0, 0, n);
+            }
+    } else if (c->mode == PRINT_TEXT) {
+        char when[64];
+        switch (r->tag) {
+        case HPROF_TAG_START_THREAD: print_thread_start(c, r); break;
+        case HPROF_TAG_END_THREAD:
+            fprintf(c->out, "THREAD END (id = %" PRIu32 ")\n", r->u.end_thread.thread_serial);
+            break;
+        case HPROF_TAG_HEAP_SUMMARY:
+            /* binary only in the original (socket command 0x04): this line is ours */
+            print_time(c, r->time_us, when, sizeof when);
+            fprintf(c->out, "HEAP SUMMARY (live bytes = %" PRIu32 ", live objs = %" PRIu32
+                            ", alloc'ed bytes = %" PRIu64 ", alloc'ed objs = %" PRIu64 ") %s\n",
+                    r->u.heap_summary.live_bytes, r->u.heap_summary.live_instances,
+                    r->u.heap_summary.alloc_bytes, r->u.heap_summary.alloc_instances, when);
+            break;
+        default: break;
+        }
+    }
+    return c->oom;
+}
+
+static int print_record_end(void *ctx, const hr_record *r)
+{
+    print_ctx *c = ctx;
+    if (c->mode == PRINT_TEXT)
+        print_heap_events(c, PRINT_EV_RECORD_END, r);
+    return c->oom;
+}
+
+static int print_header(void *ctx, const hr_header *h)
+{
+    print_ctx *c = ctx;
+    if (c->mode != PRINT_TEXT)
+        return 0;
+    char when[64];
+    print_time(c, 0, when, sizeof when);
+    /* ctime's own newline makes the blank line; the prelude file is not ours
+     * to copy, its separator is kept */
+    fprintf(c->out, "%s, created %s\n\n\n--------\n\n", h->magic, when);
+    return 0;
+}
+
+/* ------------------------------------------------------------ driver */
+
+static int print_usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "hprof: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nRun 'hprof help' for usage.\n");
+    return PRINT_EXIT_USAGE;
+}
+
+/* Copies standard input to a temporary file, as pass 2 must re-read it.
+ * Returns the malloc'ed path, or NULL with a message. */
+static char *print_spool_stdin(void)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    size_t n = strlen(dir) + 32;
+    char *path = malloc(n);
+    if (!path) {
+        fprintf(stderr, "hprof: out of memory\n");
+        return NULL;
+    }
+    snprintf(path, n, "%s/hprof-print-XXXXXX", dir);
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        fprintf(stderr, "hprof: cannot create a temporary copy of standard input in %s: %s\n", dir,
+                strerror(errno));
+        free(path);
+        return NULL;
+    }
+    char buf[65536];
+    int err = 0;
+    for (;;) {
+        ssize_t r = read(0, buf, sizeof buf);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            err = r < 0 ? errno : 0;
+            break;
+        }
+        for (ssize_t w = 0; w < r;) {
+            ssize_t k = write(fd, buf + w, (size_t)(r - w));
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k < 0) {
+                err = errno;
+                break;
+            }
+            w += k;
+        }
+        if (err)
+            break;
+    }
+    if (close(fd) != 0 && !err)
+        err = errno;
+    if (err) {
+        fprintf(stderr, "hprof: cannot copy standard input to %s: %s\n", path, strerror(err));
+        unlink(path);
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+/* Runs both passes over `path` for the command set up in `c`. */
+static int print_run(print_ctx *c, const char *path, int want_heap)
+{
+    print_model m;
+    print_model_init(&m, path);
+    c->m = &m;
+    c->out = stdout;
+    hu_map_init(&c->warned);
+    hu_map_init(&c->acc_ix);
+    int status = PRINT_EXIT_OK;
+    char *spool = NULL;
+    const char *real = path;
+    if (strcmp(path, "-") == 0) {
+        spool = print_spool_stdin();
+        if (!spool) {
+            status = PRINT_EXIT_PROBLEMS;
+            goto done;
+        }
+        real = spool;
+    }
+    int err = 0;
+    hr_source *src = hr_source_file(real, &err);
+    if (!src) {
+        fprintf(stderr, "hprof: cannot open %s: %s\n", path, strerror(err));
+        status = PRINT_EXIT_PROBLEMS;
+        goto done;
+    }
+    hr_callbacks cb1 = {.on_header = print_m_header, .on_record = print_m_record,
+                        .on_record_end = print_m_record_end, .on_problem = print_m_problem,
+                        .on_sub = want_heap ? print_m_sub : NULL};
+    hr_status rc = hr_parse(src, &cb1, &m, NULL);
+    if (!m.oom && !m.idsz) {
+        fprintf(stderr, "hprof: %s is not an HPROF file\n", path);
+        hr_source_close(src);
+        status = PRINT_EXIT_PROBLEMS;
+        goto done;
+    }
+    if (!m.oom)
+        print_m_finish(&m, &m.class_serial, &m.serial_name);
+    if (!m.oom)
+        print_m_finish(&m, &m.class_id, &m.id_name);
+    if (!m.oom && m.ntraces && !(c->printed = calloc(m.ntraces, 1)))
+        m.oom = 1;
+    if (m.oom) {
+        hr_source_close(src);
+        fprintf(stderr, "hprof: out of memory reading %s\n", path);
+        status = PRINT_EXIT_PROBLEMS;
+        goto done;
+    }
+    if (hr_source_rewind(src) != 0) {
+        hr_source_close(src);
+        fprintf(stderr, "hprof: cannot re-read %s\n", path);
+        status = PRINT_EXIT_PROBLEMS;
+        goto done;
+    }
+    hr_callbacks cb2 = {.on_header = print_header, .on_record = print_record,
+                        .on_record_end = print_record_end,
+                        .on_sub = c->mode == PRINT_TEXT ? print_sub : NULL};
+    hr_parse(src, &cb2, c, NULL);
+    hr_source_close(src);
+    if (c->mode == PRINT_TEXT)
+        print_heap_events(c, PRINT_EV_EOF, NULL);
+    if (c->mode == PRINT_COLLAPSED && !c->oom)
+        print_collapsed_flush(c);
+    if (c->oom) {
+        fprintf(stderr, "hprof: out of memory reading %s\n", path);
+        status = PRINT_EXIT_PROBLEMS;
+    } else if (rc != HR_OK || m.problems) {
+        fprintf(stderr, "hprof: %s is malformed; the output covers what could be read "
+                        "(run 'hprof verify %s')\n", path, path);
+        status = PRINT_EXIT_PROBLEMS;
+    }
+    if (c->mode == PRINT_SITES && !m.nsites) {
+        fprintf(stderr, "hprof: %s has no ALLOC SITES record (written with heap=sites or heap=all)\n",
+                path);
+        status = PRINT_EXIT_PROBLEMS;
+    } else if ((c->mode == PRINT_SAMPLES || (c->mode == PRINT_COLLAPSED && !c->use_sites)) &&
+               !m.nsamples) {
+        fprintf(stderr, "hprof: %s has no CPU SAMPLES record (written with cpu=samples)\n", path);
+        status = PRINT_EXIT_PROBLEMS;
+    } else if (c->mode == PRINT_COLLAPSED && c->use_sites && !m.nsites) {
+        fprintf(stderr, "hprof: %s has no ALLOC SITES record (written with heap=sites or heap=all)\n",
+                path);
+        status = PRINT_EXIT_PROBLEMS;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "hprof: cannot write the output: %s\n", strerror(errno));
+        status = PRINT_EXIT_PROBLEMS;
+    }
+done:
+    if (spool) {
+        unlink(spool);
+        free(spool);
+    }
+    free(c->printed);
+    c->printed = NULL;
+    free(c->acc);
+    c->acc = NULL;
+    hu_map_cleanup(&c->warned);
+    hu_map_cleanup(&c->acc_ix);
+    print_model_cleanup(&m);
+    c->m = NULL;
+    return status;
+}
+
+/* Parses "[options] FILE" where every option is a flag or takes one value.
+ * `flags` and `valued` are NULL-terminated; *set[i] becomes 1 for flags;
+ * values land in *val[i]. Returns 0, or the usage exit status. */
+static int print_args(int argc, char **argv, const char *const *flags, int *const *set,
+                      const char *const *valued, const char **const *val, const char **path)
+{
+    *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int done = 0;
+        for (int k = 0; flags && flags[k] && !done; k++)
+            if (strcmp(a, flags[k]) == 0) {
+                *set[k] = 1;
+                done = 1;
+            }
+        for (int k = 0; valued && valued[k] && !done; k++)
+            if (strcmp(a, valued[k]) == 0) {
+                if (i + 1 >= argc) {
+                    fprintf(stderr, "hprof: %s: %s needs a value\n", argv[0], a);
+                    fprintf(stderr, "Run 'hprof help' for usage.\n");
+                    return PRINT_EXIT_USAGE;
+                }
+                *val[k] = argv[++i];
+                done = 1;
+            }
+        if (done)
+            continue;
+        if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "hprof: %s: unknown option '%s'\n", argv[0], a);
+            fprintf(stderr, "Run 'hprof help' for usage.\n");
+            return PRINT_EXIT_USAGE;
+        }
+        if (*path) {
+            fprintf(stderr, "hprof: %s takes one FILE; extra argument '%s'\n", argv[0], a);
+            fprintf(stderr, "Run 'hprof help' for usage.\n");
+            return PRINT_EXIT_USAGE;
+        }
+        *path = a;
+    }
+    if (!*path)
+        return print_usage_error("%s needs a FILE", argv[0]);
+    return 0;
+}
+
+int print_sites_main(int argc, char **argv)
+{
+    print_ctx c;
+    memset(&c, 0, sizeof c);
+    c.mode = PRINT_SITES;
+    const char *cutoff = NULL, *path;
+    static const char *const flags[] = {"--alloc", "--last", NULL};
+    int *const set[] = {&c.by_alloc, &c.last_only};
+    static const char *const valued[] = {"--cutoff", NULL};
+    const char **const val[] = {&cutoff};
+    int rc = print_args(argc, argv, flags, set, valued, val, &path);
+    if (rc)
+        return rc;
+    if (cutoff) {
+        char *end;
+        errno = 0;
+        c.cutoff = strtod(cutoff, &end);
+        if (!*cutoff || *end || errno || !(c.cutoff >= 0.0 && c.cutoff <= 1.0))
+            return print_usage_error("--cutoff needs a ratio from 0 to 1 (0.0001 = 0.01 %%), not '%s'",
+                                     cutoff);
+    }
+    return print_run(&c, path, 0);
+}
+
+int print_print_main(int argc, char **argv)
+{
+    print_ctx c;
+    memset(&c, 0, sizeof c);
+    c.mode = PRINT_TEXT;
+    const char *path;
+    int rc = print_args(argc, argv, NULL, NULL, NULL, NULL, &path);
+    return rc ? rc : print_run(&c, path, 1);
+}
+
+int print_samples_main(int argc, char **argv)
+{
+    print_ctx c;
+    memset(&c, 0, sizeof c);
+    c.mode = PRINT_SAMPLES;
+    const char *path;
+    int rc = print_args(argc, argv, NULL, NULL, NULL, NULL, &path);
+    return rc ? rc : print_run(&c, path, 0);
+}
+
+int print_collapsed_main(int argc, char **argv)
+{
+    print_ctx c;
+    memset(&c, 0, sizeof c);
+    c.mode = PRINT_COLLAPSED;
+    const char *path;
+    static const char *const flags[] = {"--sites", NULL};
+    int *const set[] = {&c.use_sites};
+    int rc = print_args(argc, argv, flags, set, NULL, NULL, &path);
+    return rc ? rc : print_run(&c, path, 0);
+}

@@ -31,7 +31,7 @@ echo "== 3/3: libFuzzer run of the reader and verifier (${FUZZ_SECONDS:-30} s)"
 rm -rf build/fuzz
 CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPROF_FUZZ=ON -DHPROF_TESTS=ON \
   >/dev/null
-cmake --build build/fuzz -j"$jobs" --target fuzz_reader
+cmake --build build/fuzz -j"$jobs" --target fuzz_reader fuzz_opts
 # inputs that once crashed or misled the reader: each must now run clean
 build/fuzz/tests/fuzz/fuzz_reader tests/fuzz/crashes/* 2>&1 | tail -n 2
 work=$(mktemp -d)
@@ -39,7 +39,10 @@ trap 'rm -rf "$work"' EXIT
 cp -r "$root"/tests/fuzz/corpus/. "$work"/ 2>/dev/null || true
 build/fuzz/tests/fuzz/fuzz_reader -max_total_time="${FUZZ_SECONDS:-30}" -max_len=65536 \
   -artifact_prefix="$work/" -print_final_stats=1 "$work" 2>&1 | tail -n 12
-echo "fuzz: no crash in ${FUZZ_SECONDS:-30} s"
+echo "fuzz: no crash in ${FUZZ_SECONDS:-30} s (reader, verifier)"
+mkdir -p "$work/opts"
+build/fuzz/tests/fuzz/fuzz_opts -max_total_time=10 -artifact_prefix="$work/" "$work/opts" 2>&1 | tail -n 2
+echo "fuzz: no crash in 10 s (agent options)"
 
-echo "== all tests passed: $n_main built normally, $n_asan under ASan+UBSan, 1 fuzz run"
-echo "$((n_main + n_asan + 1)) passed, 0 failed"
+echo "== all tests passed: $n_main built normally, $n_asan under ASan+UBSan, 2 fuzz runs"
+echo "$((n_main + n_asan + 2)) passed, 0 failed"

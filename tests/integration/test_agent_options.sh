@@ -11,84 +11,8 @@
 # Env: HPROF_TEST_JDKS, HPROF_TEST_KEEP_GOING=1 (see test_agent_sites.sh).
 set -euo pipefail
 
-if [ $# -lt 4 ]; then
-    echo "usage: bash $0 HPROF_TOOL PROJECT_DIR WORKDIR AGENT_SO" >&2
-    exit 2
-fi
-HPROF=$1
-SRC=$2
-WORK=$3
-AGENT=$4
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
-
-# ---------------------------------------------------------------- helpers
-FAILURES=0
-CTX=""
-fail() {
-    echo "FAIL${CTX:+ [$CTX]}: $*" >&2
-    if [ "${HPROF_TEST_KEEP_GOING:-0}" = 1 ]; then
-        FAILURES=$((FAILURES + 1))
-        return 0
-    fi
-    exit 1
-}
-step() {
-    echo "== ${CTX:+[$CTX] }$*"
-}
-# expect_eq WHAT EXPECTED FOUND
-expect_eq() {
-    [ "$2" = "$3" ] || fail "$1: expected '$2', found '$3'"
-}
-
-JDKS=${HPROF_TEST_JDKS:-"/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64"}
-FOUND_JDKS=""
-for j in $JDKS; do
-    if [ -x "$j/bin/java" ]; then FOUND_JDKS="$FOUND_JDKS $j"; else echo "note: no JDK at $j, skipped"; fi
-done
-[ -n "$FOUND_JDKS" ] || fail "no JDK found among: $JDKS"
-[ -f "$AGENT" ] || fail "the agent $AGENT does not exist (build the hprof_agent target)"
-FIRST_JDK=$(echo $FOUND_JDKS | awk '{print $1}')
-
-# compile the demos once, for the oldest JDK
-compile() {
-    mkdir -p classes
-    for d in "$@"; do
-        "$FIRST_JDK/bin/javac" --release 17 -d classes "$SRC/demo-java/$d.java" ||
-            fail "javac $d.java failed"
-    done
-}
-# line_of FILE MARKER: the line number of the comment "// MARKER" in demo-java/FILE
-line_of() {
-    local n
-    n=$(grep -n "// $2\$" "$SRC/demo-java/$1" | cut -d: -f1)
-    [ "$(echo "$n" | wc -l)" = 1 ] && [ -n "$n" ] || fail "marker $2 not found once in $1"
-    echo "$n"
-}
-
-# jrun NAME EXPECTED_RC ALLOW_HPROF_ERROR JVM_ARGS...: runs $JAVA with
-# -Xcheck:jni, stdout in NAME.out, stderr in NAME.err; checks the exit
-# status, that -Xcheck:jni said nothing (no WARNING) and, unless allowed, that
-# there is no HPROF ERROR.
-jrun() {
-    local name=$1 want=$2 allow=$3
-    shift 3
-    local rc=0
-    timeout 120 "$JAVA" -Xcheck:jni -Xmx512m "$@" >"$name.out" 2>"$name.err" || rc=$?
-    if [ "$rc" != "$want" ]; then
-        fail "$name: java exited $rc, expected $want; stderr:
-$(head -20 "$name.err")"
-    fi
-    if grep -q WARNING "$name.out" "$name.err"; then
-        fail "$name: -Xcheck:jni or the JVM printed a WARNING:
-$(grep -h WARNING "$name.out" "$name.err" | head -5)"
-    fi
-    if [ "$allow" != allow ] && grep -q "HPROF ERROR" "$name.err"; then
-        fail "$name: unexpected HPROF ERROR: $(grep "HPROF ERROR" "$name.err" | head -3)"
-    fi
-    return 0
-}
+# shellcheck source=agent_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/agent_lib.sh" "$@"
 
 # ---------------------------------------------------------------- the test
 compile SitesDemo

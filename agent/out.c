@@ -4,8 +4,10 @@
  * traces, and the layout of every section in both formats.
  *
  * Contract: called with no agent lock held except dump_lock; takes out_lock
- * (and data_lock only before it, briefly, to intern names). Text output is
- * buffered here and flushed at each dump, at close, and past 64 KiB.
+ * (and data_lock only before it, briefly, to intern names). Both formats go
+ * through a libhprofwriter writer with an I/O thread (text: a raw writer),
+ * so a callback that appends a line or a record never waits for the disk
+ * unless both of the writer's buffers are full. Only dumps and close wait.
  */
 #include "out.h"
 
@@ -27,8 +29,8 @@
 
 struct hp_out {
     hw_writer *w;     /* binary */
-    hw_sink *sink;    /* text */
-    char *buf;
+    hw_writer *tw;    /* text (raw writer) */
+    char *buf;        /* text: lines formatted since the last hand-over */
     size_t len, cap;
     int err;          /* text: latched errno */
     int reported;     /* the latched error was printed */
@@ -36,17 +38,19 @@ struct hp_out {
 
 /* ------------------------------------------------------------ text buffer */
 
+/* Hands the formatted lines to the text writer (a copy into its buffer). */
 static void out_txt_flush(hp_out *o)
 {
     if (o->err || o->len == 0) {
         o->len = 0;
         return;
     }
-    int e = hw_sink_put(o->sink, o->buf, o->len);
+    int e = hw_raw_bytes(o->tw, o->buf, o->len);
     o->len = 0;
     if (e) {
         o->err = e;
-        hp_error("write to %s failed: %s; the profile stops here", g_hp.outname, strerror(e));
+        hp_error("writing %s failed: %s; the profile stops here", g_hp.outname,
+                 hw_writer_error_text(o->tw));
         o->reported = 1;
     }
 }
@@ -174,7 +178,17 @@ int out_open(void)
         out_report_writer(o);
         return 0;
     }
-    o->sink = sink;
+    hw_options to;
+    hw_options_init(&to);
+    to.raw = 1;
+    to.io_thread = 1;
+    to.buffer_size = 256 * 1024;
+    to.segment_size = 64 * 1024;
+    o->tw = hw_writer_open(sink, &to, &err);
+    if (!o->tw) {
+        hp_error("cannot start the text output %s: %s", g_hp.outname, strerror(err));
+        return -1;
+    }
     o->cap = 2 * OUT_TXT_FLUSH;
     o->buf = malloc(o->cap);
     if (!o->buf) {
@@ -207,6 +221,12 @@ int out_flush(void)
         e = hw_writer_error(o->w);
     } else {
         out_txt_flush(o);
+        if (!o->err && hw_writer_flush(o->tw)) {
+            o->err = hw_writer_error(o->tw);
+            if (!o->reported)
+                hp_error("writing %s failed: %s", g_hp.outname, hw_writer_error_text(o->tw));
+            o->reported = 1;
+        }
         e = o->err;
     }
     jx_unlock(g_hp.jvmti, g_hp.out_lock);
@@ -224,10 +244,12 @@ void out_close(void)
         if (hw_writer_close(o->w, msg, sizeof msg) && !o->reported)
             hp_error("writing %s failed: %s", g_hp.outname, msg);
         o->w = NULL;
-    } else if (o->sink) {
+    } else if (o->tw) {
         out_txt_flush(o);
-        hw_sink_free(o->sink);
-        o->sink = NULL;
+        char msg[256];
+        if (hw_writer_close(o->tw, msg, sizeof msg) && !o->reported)
+            hp_error("writing %s failed: %s", g_hp.outname, msg);
+        o->tw = NULL;
         free(o->buf);
         o->buf = NULL;
     }

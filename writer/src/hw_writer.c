@@ -101,6 +101,9 @@ static int hw_fail_io(hw_writer *w, int e)
 {
     if (!w->err)
         w->err_io = 1;
+    /* with the I/O thread, `flushed` counts bytes handed over, not written */
+    if (w->io)
+        return hw_fail(w, e, "write to %s failed: %s", hw_sink_describe(w->sink), strerror(e));
     return hw_fail(w, e, "write to %s failed after %llu bytes: %s", hw_sink_describe(w->sink),
                    (unsigned long long)w->flushed, strerror(e));
 }
@@ -620,6 +623,18 @@ int hw_control_settings(hw_writer *w, uint32_t flags, uint16_t depth)
     hw_be2(p + 4, depth);
     w->len += HPROF_RECORD_HEADER_SIZE + 6;
     return 0;
+}
+
+int hw_raw_bytes(hw_writer *w, const void *data, size_t len)
+{
+    if (hw_plain_gate(w, "raw bytes"))
+        return w->err;
+    if (w->in_heap)
+        return hw_fail(w, EINVAL, "raw bytes written inside a heap dump");
+    w->mark = w->len;
+    w->mark_ok = 1;
+    w->unit_end = w->flushed + w->len + len;
+    return hw_put_bytes(w, data, len);
 }
 
 int hw_raw_record(hw_writer *w, uint8_t tag, const void *body, uint32_t len)
@@ -1303,6 +1318,10 @@ hw_writer *hw_writer_open(hw_sink *sink, const hw_options *o, int *err)
         struct timespec rt;
         clock_gettime(CLOCK_REALTIME, &rt);
         ts = (uint64_t)rt.tv_sec * 1000u + (uint64_t)rt.tv_nsec / 1000000u;
+    }
+    if (o->raw) {
+        w->unit_end = 0;
+        return w; /* text output: no HPROF header */
     }
     /* header: magic + NUL, u4 id size, u4 high + u4 low timestamp */
     uint8_t *p = w->buf;

@@ -92,6 +92,8 @@ typedef struct hw_options {
     size_t buffer_size;     /* output buffer; default 1 MiB, raised to hold a segment */
     uint32_t segment_size;  /* max bytes of sub-records per segment; default 1 MiB */
     int io_thread;          /* 1: a helper thread writes while the caller encodes */
+    int raw;                /* 1: no HPROF header; only hw_raw_bytes (text outputs
+                               that want the buffering and the I/O thread) */
 } hw_options;
 
 HPROF_API void hw_options_init(hw_options *o);
@@ -172,6 +174,10 @@ HPROF_API int hw_control_settings(hw_writer *w, uint32_t flags, uint16_t depth);
 /* Any record, body given raw (fixtures of unknown tags; converters). Refused
  * with EINVAL for the heap dump tags, which have their own API. */
 HPROF_API int hw_raw_record(hw_writer *w, uint8_t tag, const void *body, uint32_t len);
+
+/* Appends bytes as they are (a writer opened with `raw`: text output).
+ * Refused with EINVAL in a heap dump or a streaming sub-record. */
+HPROF_API int hw_raw_bytes(hw_writer *w, const void *data, size_t len);
 
 /* -------------------------------------------------------------- heap dump */
 

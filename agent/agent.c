@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,8 +106,14 @@ static void JNICALL hp_on_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, jobjec
     jvmtiFrameInfo onstack[HP_MAX_STACK_ON_STACK];
     jvmtiFrameInfo *fr = onstack;
     jint depth = (jint)g_hp.o.depth, n = 0;
-    if (depth > HP_MAX_STACK_ON_STACK && !(fr = malloc(sizeof *fr * (size_t)depth)))
-        goto out;
+    if (depth > HP_MAX_STACK_ON_STACK) {
+        /* deep traces: one buffer per thread, kept (never freed: threads
+         * are few next to allocations, and a free here would race nothing) */
+        static __thread jvmtiFrameInfo *deep;
+        if (!deep && !(deep = malloc(sizeof *deep * (size_t)depth)))
+            goto out;
+        fr = deep;
+    }
     if (depth > 0 && !(x & 4) && (*j)->GetStackTrace(j, thread, 0, depth, fr, &n) != JVMTI_ERROR_NONE)
         n = 0;
     jlong ktag = 0;
@@ -124,7 +129,7 @@ static void JNICALL hp_on_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, jobjec
     uint32_t tser = 0;
     if (g_hp.o.thread) {
         hp_thread *th = thr_get(j, env, thread);
-        tser = th ? th->serial : HP_THREAD_SERIAL0;
+        tser = th ? th->serial : 0;
     }
     hp_site *s = c ? hp_site_for(j, c, fr, n, tser, (uint64_t)size) : NULL;
     if (s) {
@@ -132,8 +137,6 @@ static void JNICALL hp_on_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, jobjec
         if (!(x & 2))
             (*j)->SetTag(j, object, tag);
     }
-    if (fr != onstack)
-        free(fr);
 out:
     hp_leave();
 }
@@ -283,6 +286,14 @@ static void hp_warm_up(JNIEnv *env)
  * and running threads. Then allocation counting starts. */
 static void hp_start_live(jvmtiEnv *j, JNIEnv *env)
 {
+    /* events first, enumeration second: a class or thread that appears in
+     * between is then seen by its event (registration is idempotent) */
+    static const jvmtiEvent live_events[] = {
+        JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
+        JVMTI_EVENT_DATA_DUMP_REQUEST, JVMTI_EVENT_OBJECT_FREE, JVMTI_EVENT_VM_DEATH};
+    for (size_t i = 0; i < sizeof live_events / sizeof live_events[0]; i++)
+        jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, live_events[i], NULL),
+                  "SetEventNotificationMode");
     jint n = 0;
     jclass *ks = NULL;
     /* GetLoadedClasses makes one local ref per class: make room for them
@@ -302,16 +313,7 @@ static void hp_start_live(jvmtiEnv *j, JNIEnv *env)
     if (framed)
         (*env)->PopLocalFrame(env, NULL);
     thr_register_all(j, env);
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    g_hp.exact_since_ms = (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
     __atomic_store_n(&g_hp.alloc_on, g_hp.o.heap_sites ? 1 : 0, __ATOMIC_RELEASE);
-    static const jvmtiEvent live_events[] = {
-        JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
-        JVMTI_EVENT_DATA_DUMP_REQUEST, JVMTI_EVENT_OBJECT_FREE, JVMTI_EVENT_VM_DEATH};
-    for (size_t i = 0; i < sizeof live_events / sizeof live_events[0]; i++)
-        jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, live_events[i], NULL),
-                  "SetEventNotificationMode");
     if (g_hp.o.heap_sites) {
         jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL),
                   "SetEventNotificationMode(SampledObjectAlloc)");
@@ -324,7 +326,6 @@ static void hp_start_live(jvmtiEnv *j, JNIEnv *env)
 static void JNICALL hp_on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread thread)
 {
     (void)thread;
-    __atomic_store_n(&g_hp.live_phase, 1, __ATOMIC_RELEASE);
     hp_start_live(j, env);
 }
 
@@ -335,8 +336,8 @@ static void JNICALL hp_on_vm_death(jvmtiEnv *j, JNIEnv *env)
     if (g_hp.o.doe)
         hp_dump(j, "VM death");
     /* close the gate, then wait for callbacks still running */
-    __atomic_store_n(&g_hp.dead, 1, __ATOMIC_RELEASE);
-    while (__atomic_load_n(&g_hp.active, __ATOMIC_ACQUIRE) > 0) {
+    __atomic_store_n(&g_hp.dead, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&g_hp.active, __ATOMIC_SEQ_CST) > 0) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
@@ -383,9 +384,6 @@ static int hp_init_jvmti(jvmtiEnv *j)
         jx_raw_monitor(j, "hprof data", &g_hp.data_lock) ||
         jx_raw_monitor(j, "hprof output", &g_hp.out_lock))
         return -1;
-    if (g_hp.o.heap_sites &&
-        jx_report(j, (*j)->SetHeapSamplingInterval(j, (jint)g_hp.sample_bytes), "SetHeapSamplingInterval"))
-        return -1;
     if (str_init() || cls_init() || trace_init() || site_init()) {
         hp_error("out of memory creating the agent's tables");
         return -1;
@@ -412,10 +410,23 @@ static int hp_check_supported(void)
     return -1;
 }
 
+/* Set once an agent start succeeded (or is under way): process-wide, so it
+ * lives outside g_hp, which hp_start resets. A start that fails clears it,
+ * so a mistyped jcmd JVMTI.agent_load can be retried. */
+static int hp_loaded;
+
+static jint hp_fail_start(jvmtiEnv *j)
+{
+    if (j)
+        (*j)->DisposeEnvironment(j); /* its capabilities and callbacks go with it */
+    g_hp.jvmti = NULL;
+    __atomic_store_n(&hp_loaded, 0, __ATOMIC_RELEASE);
+    return JNI_ERR;
+}
+
 static jint hp_start(JavaVM *vm, const char *options, int attach)
 {
-    static int loaded;
-    if (__atomic_exchange_n(&loaded, 1, __ATOMIC_ACQ_REL)) {
+    if (__atomic_exchange_n(&hp_loaded, 1, __ATOMIC_ACQ_REL)) {
         hp_error("the hprof agent is already loaded in this JVM; a second load is refused "
                  "(check for duplicate -agentlib:hprof, -agentpath or -Xrunhprof options)");
         return JNI_ERR;
@@ -427,38 +438,44 @@ static jint hp_start(JavaVM *vm, const char *options, int attach)
     char err[1024];
     if (opts_parse(&g_hp.o, options, getenv("_JAVA_HPROF_OPTIONS"), err, sizeof err) != 0) {
         hp_error("%s", err);
-        return JNI_ERR;
+        return hp_fail_start(NULL);
     }
     if (g_hp.o.help) {
         opts_usage(stdout);
         fflush(stdout);
-        if (attach)
-            return JNI_OK; /* never end a running program for a help text */
+        if (attach) { /* never end a running program for a help text */
+            __atomic_store_n(&hp_loaded, 0, __ATOMIC_RELEASE);
+            return JNI_OK;
+        }
         exit(0); /* the original's contract: `help` prints usage and the JVM exits 0 */
     }
     if (hp_check_supported())
-        return JNI_ERR;
+        return hp_fail_start(NULL);
     g_hp.sample_bytes = g_hp.o.sample_bytes;
     if (opts_output_name(&g_hp.o, (long)getpid(), hp_exists, g_hp.outname, sizeof g_hp.outname)) {
         hp_error("the output file name is too long");
-        return JNI_ERR;
+        return hp_fail_start(NULL);
     }
     jvmtiEnv *j = NULL;
     jint rc = (*vm)->GetEnv(vm, (void **)&j, JVMTI_VERSION_11);
     if (rc != JNI_OK || !j) {
         hp_error("this JVM offers no JVMTI 11 environment (error %d); hprof needs JDK 11 or newer",
                  (int)rc);
-        return JNI_ERR;
+        return hp_fail_start(NULL);
     }
     g_hp.jvmti = j;
-    if (hp_init_jvmti(j) != 0)
-        return JNI_ERR;
-    if (out_open() != 0)
-        return JNI_ERR;
+    if (hp_init_jvmti(j) != 0 || out_open() != 0)
+        return hp_fail_start(j);
+    /* last: the interval is global to the JVM, so it is set only once the
+     * agent is sure to run */
+    if (g_hp.o.heap_sites &&
+        jx_report(j, (*j)->SetHeapSamplingInterval(j, (jint)g_hp.sample_bytes), "SetHeapSamplingInterval")) {
+        out_close();
+        return hp_fail_start(j);
+    }
     if (attach) {
         JNIEnv *env = NULL;
         (*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8);
-        __atomic_store_n(&g_hp.live_phase, 1, __ATOMIC_RELEASE);
         hp_start_live(j, env);
         hp_info("HPROF: attached; writing %s\n", g_hp.outname);
         return JNI_OK;

@@ -6,7 +6,9 @@
  *   1. dump_lock  serialises whole dumps (SIGQUIT, jcmd, VM death)
  *   2. data_lock  the structure of the tables (classes, frames, traces,
  *                 sites, threads, strings); held only to look up or insert,
- *                 never across a JVMTI call or I/O
+ *                 never across I/O; the only JVMTI calls under it are
+ *                 Get/SetTag and Get/SetThreadLocalStorage, which are quick
+ *                 and never post events
  *   3. out_lock   the output stream (writer or text buffer) and the
  *                 "already written" flags of strings, frames, traces
  * Counters of sites are atomics, updated without a lock. GC-time callbacks
@@ -49,11 +51,9 @@ typedef struct hp_agent {
     opts o;
     char outname[4096];  /* the output file actually used */
     int attached;        /* loaded into a running VM (Agent_OnAttach) */
-    int64_t exact_since_ms; /* wall clock from which counts are exact */
     /* callback gate: callbacks in flight, and the VM-death flag */
     volatile int active;
     volatile int dead;
-    volatile int live_phase;
     jrawMonitorID dump_lock, data_lock, out_lock;
     hp_out *out;
     /* tables (structure under data_lock; see each module's header) */
@@ -76,10 +76,13 @@ extern hp_agent g_hp;
 
 /* Callback gate: returns 0 (and counts the callback in) unless the VM is
  * dying; then the callback must return at once. Pair with hp_leave. */
+/* Sequentially consistent on purpose: VM death stores `dead` then loads
+ * `active`, a callback stores `active` then loads `dead`; weaker orders
+ * let both see the old value (store-load reordering). */
 static inline int hp_enter(void)
 {
-    __atomic_add_fetch(&g_hp.active, 1, __ATOMIC_ACQ_REL);
-    if (__atomic_load_n(&g_hp.dead, __ATOMIC_ACQUIRE)) {
+    __atomic_add_fetch(&g_hp.active, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&g_hp.dead, __ATOMIC_SEQ_CST)) {
         __atomic_sub_fetch(&g_hp.active, 1, __ATOMIC_RELEASE);
         return -1;
     }

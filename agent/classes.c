@@ -132,15 +132,23 @@ hp_class *cls_get(jvmtiEnv *j, jclass k, int *is_new)
     } else {
         uint32_t name = str_intern(vm, strlen(vm));
         uint32_t idx = name ? vec_push(&g_hp.classes) : 0;
-        if (idx && (*j)->SetTag(j, k, (jlong)(HP_TAG_CLASS | idx)) == JVMTI_ERROR_NONE) {
+        if (idx) {
+            /* every field is set before the tag publishes the entry: other
+             * threads find it through GetTag without taking data_lock */
             c = cls_at(idx);
             c->index = idx;
             c->serial = HP_CLASS_SERIAL0 + idx - 1;
             c->name_vm = name;
             c->name_java = java;
             c->array_type = (uint8_t)type;
-            java = NULL;
-            *is_new = 1;
+            if ((*j)->SetTag(j, k, (jlong)(HP_TAG_CLASS | idx)) == JVMTI_ERROR_NONE) {
+                java = NULL;
+                *is_new = 1;
+            } else {
+                c->serial = 0; /* a dead slot: output skips serial 0 */
+                c->name_java = NULL;
+                c = NULL;
+            }
         }
     }
     jx_unlock(j, g_hp.data_lock);

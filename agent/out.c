@@ -34,6 +34,7 @@ struct hp_out {
     size_t len, cap;
     int err;          /* text: latched errno */
     int reported;     /* the latched error was printed */
+    int closed;       /* out_close ran: everything after is dropped */
 };
 
 /* ------------------------------------------------------------ text buffer */
@@ -59,7 +60,7 @@ static void out_printf(hp_out *o, const char *fmt, ...) __attribute__((format(pr
 
 static void out_printf(hp_out *o, const char *fmt, ...)
 {
-    if (o->err)
+    if (o->err || !o->buf)
         return;
     for (;;) {
         va_list ap;
@@ -178,6 +179,13 @@ int out_open(void)
         out_report_writer(o);
         return 0;
     }
+    o->cap = 2 * OUT_TXT_FLUSH;
+    o->buf = malloc(o->cap); /* before the writer, so a failure leaks no thread */
+    if (!o->buf) {
+        hw_sink_free(sink);
+        hp_error("out of memory opening %s", g_hp.outname);
+        return -1;
+    }
     hw_options to;
     hw_options_init(&to);
     to.raw = 1;
@@ -187,12 +195,6 @@ int out_open(void)
     o->tw = hw_writer_open(sink, &to, &err);
     if (!o->tw) {
         hp_error("cannot start the text output %s: %s", g_hp.outname, strerror(err));
-        return -1;
-    }
-    o->cap = 2 * OUT_TXT_FLUSH;
-    o->buf = malloc(o->cap);
-    if (!o->buf) {
-        hp_error("out of memory opening %s", g_hp.outname);
         return -1;
     }
     char when[64];
@@ -215,6 +217,10 @@ int out_flush(void)
         return 0;
     int e;
     jx_lock(g_hp.jvmti, g_hp.out_lock);
+    if (o->closed) { /* a late callback or dump after VM death */
+        jx_unlock(g_hp.jvmti, g_hp.out_lock);
+        return 0;
+    }
     if (o->w) {
         hw_writer_flush(o->w);
         out_report_writer(o);
@@ -239,6 +245,10 @@ void out_close(void)
     if (!o)
         return;
     jx_lock(g_hp.jvmti, g_hp.out_lock);
+    if (o->closed) { /* a late callback or dump after VM death */
+        jx_unlock(g_hp.jvmti, g_hp.out_lock);
+        return;
+    }
     if (o->w) {
         char msg[256];
         if (hw_writer_close(o->w, msg, sizeof msg) && !o->reported)
@@ -253,6 +263,7 @@ void out_close(void)
         free(o->buf);
         o->buf = NULL;
     }
+    o->closed = 1;
     /* g_hp.out stays allocated: a late callback may still look at it */
     jx_unlock(g_hp.jvmti, g_hp.out_lock);
 }
@@ -295,6 +306,10 @@ void out_thread_start(uint32_t serial, uint64_t obj, const char *name, const cha
         pname = out_name(parent);
     }
     jx_lock(g_hp.jvmti, g_hp.out_lock);
+    if (o->closed) { /* a late callback or dump after VM death */
+        jx_unlock(g_hp.jvmti, g_hp.out_lock);
+        return;
+    }
     if (o->w) {
         out_utf8(o, n);
         out_utf8(o, gname);
@@ -317,6 +332,10 @@ void out_thread_end(uint32_t serial)
     if (!o)
         return;
     jx_lock(g_hp.jvmti, g_hp.out_lock);
+    if (o->closed) { /* a late callback or dump after VM death */
+        jx_unlock(g_hp.jvmti, g_hp.out_lock);
+        return;
+    }
     if (o->w) {
         hw_end_thread(o->w, serial);
         out_report_writer(o);
@@ -344,6 +363,10 @@ void out_load_class(hp_class *c)
     if (!o->w)
         return;
     jx_lock(g_hp.jvmti, g_hp.out_lock);
+    if (o->closed) { /* a late callback or dump after VM death */
+        jx_unlock(g_hp.jvmti, g_hp.out_lock);
+        return;
+    }
     out_load_class_locked(o, c);
     out_report_writer(o);
     jx_unlock(g_hp.jvmti, g_hp.out_lock);
@@ -357,6 +380,10 @@ void out_unload_class(hp_class *c)
     if (!o->w)
         return;
     jx_lock(g_hp.jvmti, g_hp.out_lock);
+    if (o->closed) { /* a late callback or dump after VM death */
+        jx_unlock(g_hp.jvmti, g_hp.out_lock);
+        return;
+    }
     if (c->load_written && !c->unload_written) {
         c->unload_written = 1;
         hw_unload_class(o->w, c->serial);
@@ -370,12 +397,12 @@ static void out_trace_locked(hp_out *o, hp_trace *t)
 {
     if (t->written)
         return;
-    t->written = 1;
     if (o->w) {
         hprof_id ids[64];
         hprof_id *fid = t->nframes <= 64 ? ids : malloc(sizeof *fid * t->nframes);
         if (!fid)
-            return;
+            return; /* not marked written: a later dump tries again */
+        t->written = 1;
         for (uint32_t i = 0; i < t->nframes; i++) {
             hp_frame *f = frame_at(t->frame[i]);
             fid[i] = t->frame[i];
@@ -393,6 +420,7 @@ static void out_trace_locked(hp_out *o, hp_trace *t)
             free(fid);
         return;
     }
+    t->written = 1;
     if (t->thread_serial)
         out_printf(o, "TRACE %u: (thread=%u)\n", t->serial, t->thread_serial);
     else
@@ -441,6 +469,10 @@ void out_sites(hp_site_row *rows, uint32_t n, const uint64_t tot[4], const out_s
             break;
     }
     jx_lock(g_hp.jvmti, g_hp.out_lock);
+    if (o->closed) { /* a late callback or dump after VM death */
+        jx_unlock(g_hp.jvmti, g_hp.out_lock);
+        return;
+    }
     for (uint32_t i = 0; i < keep; i++) {
         out_load_class_locked(o, rows[i].cls);
         out_trace_locked(o, rows[i].trace);
@@ -500,6 +532,10 @@ void out_heap_summary(const uint64_t tot[4])
     if (!o)
         return;
     jx_lock(g_hp.jvmti, g_hp.out_lock);
+    if (o->closed) { /* a late callback or dump after VM death */
+        jx_unlock(g_hp.jvmti, g_hp.out_lock);
+        return;
+    }
     if (o->w) {
         hw_heap_summary(o->w, out_u4(tot[0]), out_u4(tot[1]), tot[2], tot[3]);
         out_report_writer(o);
@@ -508,16 +544,5 @@ void out_heap_summary(const uint64_t tot[4])
                    (unsigned long long)tot[0], (unsigned long long)tot[1],
                    (unsigned long long)tot[2], (unsigned long long)tot[3]);
     }
-    jx_unlock(g_hp.jvmti, g_hp.out_lock);
-}
-
-void out_note(const char *line)
-{
-    hp_out *o = g_hp.out;
-    if (!o)
-        return;
-    jx_lock(g_hp.jvmti, g_hp.out_lock);
-    if (o->buf)
-        out_printf(o, "%s\n", line);
     jx_unlock(g_hp.jvmti, g_hp.out_lock);
 }

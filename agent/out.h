@@ -38,8 +38,7 @@ typedef struct out_sites_opts {
 /* ALLOC SITES (binary) or SITES BEGIN ... END (text) from merged rows, with
  * the traces and classes they need written first. Sorts `rows`. */
 void out_sites(hp_site_row *rows, uint32_t n, const uint64_t tot[4], const out_sites_opts *so);
+/* HEAP SUMMARY: the socket command (a later issue) asks for it. */
 void out_heap_summary(const uint64_t tot[4]);
-/* A free-form note: a text line, or nothing in binary. */
-void out_note(const char *line);
 
 #endif

@@ -88,7 +88,9 @@ hp_site_row *site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4])
         return NULL;
     hu_map merge; /* (class index, trace index) -> row + 1 */
     hu_map_init(&merge);
-    (void)j;
+    /* under data_lock: a site being created has its count published before
+     * its fields are set; the lock orders them (no JVMTI call in here) */
+    jx_lock(j, g_hp.data_lock);
     for (uint32_t i = 1; i < ns; i++) {
         hp_site *s = site_at(i);
         if (!s->cls)
@@ -120,6 +122,7 @@ hp_site_row *site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4])
         tot[2] += ab;
         tot[3] += an;
     }
+    jx_unlock(j, g_hp.data_lock);
     hu_map_cleanup(&merge);
     return rows;
 }

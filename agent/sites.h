@@ -25,7 +25,6 @@ typedef struct hp_site {
     uint64_t alloc_bytes;
     uint64_t live_n;
     uint64_t live_bytes;
-    uint64_t reported_n;     /* alloc_n at the previous incremental report */
 } hp_site;
 
 int site_init(void);

@@ -18,8 +18,19 @@ hp_thread *thr_get(jvmtiEnv *j, JNIEnv *env, jthread t)
     hp_thread *th = calloc(1, sizeof *th);
     if (!th)
         return NULL;
-    th->serial = __atomic_add_fetch(&g_hp.next_thread_serial, 1, __ATOMIC_RELAXED);
-    if ((*j)->SetThreadLocalStorage(j, t, th) != JVMTI_ERROR_NONE) {
+    /* two threads may register the same thread (its own event and an
+     * enumeration): the check and the store happen under data_lock; the
+     * thread-local storage calls are quick and never call back */
+    jx_lock(j, g_hp.data_lock);
+    if ((*j)->GetThreadLocalStorage(j, t, &p) == JVMTI_ERROR_NONE && p) {
+        jx_unlock(j, g_hp.data_lock);
+        free(th);
+        return p;
+    }
+    th->serial = ++g_hp.next_thread_serial;
+    jvmtiError e = (*j)->SetThreadLocalStorage(j, t, th);
+    jx_unlock(j, g_hp.data_lock);
+    if (e != JVMTI_ERROR_NONE) {
         free(th); /* a thread that is not alive (yet or any more) */
         return NULL;
     }

@@ -17,6 +17,7 @@
 #include "hprof/hprof_format.h"
 #include "jx.h"
 #include "names.h"
+#include "out.h"
 
 int trace_init(void)
 {
@@ -120,7 +121,10 @@ static uint32_t frame_get(jvmtiEnv *j, jmethodID m, jlocation loc)
         (*j)->GetMethodDeclaringClass(j, m, &decl) == JVMTI_ERROR_NONE) {
         int is_new = 0;
         c = cls_get(j, decl, &is_new);
-        /* a class first met here gets its LOAD CLASS at the next dump */
+        /* a class first met here (loaded while the agent was enumerating)
+         * needs its LOAD CLASS before any FRAME names its serial */
+        if (c && is_new)
+            out_load_class(c);
         jx_source_file(j, decl, &src);
         (*j)->IsMethodNative(j, m, &native);
         if (native)

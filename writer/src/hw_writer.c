@@ -29,14 +29,19 @@
 #define HW_SEG_HDR HPROF_RECORD_HEADER_SIZE
 #define HW_MIN_SEGMENT 64u
 
-/* The I/O thread: the caller fills one buffer while it writes the other. */
+/* With io_thread, the writer cycles through HW_NBUF buffers: the caller
+ * fills one while the I/O thread writes the filled ones, oldest first. More
+ * than two buffers let the encoder and the writes overlap on a busy
+ * machine, where either side stalls now and then. */
+#define HW_NBUF 4
+
 typedef struct hw_io {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    const uint8_t *data;
-    size_t len;
-    int busy; /* data/len hold a buffer being written */
+    unsigned head;  /* index of the oldest queued buffer */
+    unsigned count; /* queued buffers: head, head + 1, ... (mod HW_NBUF) */
+    size_t qlen[HW_NBUF];
     int stop;
     int err;
 } hw_io;
@@ -45,10 +50,11 @@ struct hw_writer {
     hw_sink *sink;
     hw_options opt;
     unsigned idsz;
-    /* output buffers: bufs[active] is being filled */
-    uint8_t *bufs[2];
-    size_t caps[2];
-    int active;
+    /* output buffers: bufs[active] is being filled (only bufs[0] without
+     * the I/O thread); with it, active == (io->head + io->count) % HW_NBUF */
+    uint8_t *bufs[HW_NBUF];
+    size_t caps[HW_NBUF];
+    unsigned active;
     uint8_t *buf;
     size_t cap, len;
     uint64_t flushed; /* bytes handed to the sink */
@@ -116,19 +122,21 @@ static void *hw_io_main(void *arg)
     hw_io *io = w->io;
     pthread_mutex_lock(&io->mu);
     for (;;) {
-        while (!io->busy && !io->stop)
+        while (!io->count && !io->stop)
             pthread_cond_wait(&io->cv, &io->mu);
-        if (!io->busy && io->stop)
+        if (!io->count && io->stop)
             break;
-        const uint8_t *d = io->data;
-        size_t n = io->len;
+        /* the queued buffer is not touched by the caller until dequeued */
+        const uint8_t *d = w->bufs[io->head];
+        size_t n = io->qlen[io->head];
         int had_err = io->err;
         pthread_mutex_unlock(&io->mu);
         int e = had_err ? 0 : hw_sink_write(w->sink, d, n);
         pthread_mutex_lock(&io->mu);
         if (e && !io->err)
             io->err = e;
-        io->busy = 0;
+        io->head = (io->head + 1) % HW_NBUF;
+        io->count--;
         pthread_cond_broadcast(&io->cv);
     }
     pthread_mutex_unlock(&io->mu);
@@ -139,7 +147,7 @@ static void *hw_io_main(void *arg)
 static int hw_io_wait(hw_io *io)
 {
     pthread_mutex_lock(&io->mu);
-    while (io->busy)
+    while (io->count)
         pthread_cond_wait(&io->cv, &io->mu);
     int e = io->err;
     pthread_mutex_unlock(&io->mu);
@@ -206,33 +214,39 @@ static int hw_drain_raw(hw_writer *w)
         return 0;
     }
     hw_io *io = w->io;
-    int e = hw_io_wait(io);
-    if (e)
-        return hw_fail_io(w, e);
-    int other = w->active ^ 1;
-    if (!w->bufs[other]) {
-        w->bufs[other] = malloc(w->caps[w->active]);
-        if (!w->bufs[other]) {
-            /* no second buffer: write synchronously from this one */
-            e = hw_sink_write(w->sink, w->buf, w->len);
-            if (e)
-                return hw_fail_io(w, e);
-            w->flushed += w->len;
-            w->len = 0;
-            return 0;
-        }
-        w->caps[other] = w->caps[w->active];
+    unsigned next = (w->active + 1) % HW_NBUF;
+    if (!w->bufs[next]) {
+        w->bufs[next] = malloc(w->caps[w->active]);
+        if (w->bufs[next])
+            w->caps[next] = w->caps[w->active];
     }
     pthread_mutex_lock(&io->mu);
-    io->data = w->buf;
-    io->len = w->len;
-    io->busy = 1;
+    /* the next buffer must not be queued: at most HW_NBUF - 1 in flight */
+    while (io->count >= HW_NBUF - 1 || (!w->bufs[next] && io->count))
+        pthread_cond_wait(&io->cv, &io->mu);
+    int e = io->err;
+    if (!e && !w->bufs[next]) {
+        pthread_mutex_unlock(&io->mu);
+        /* no memory for another buffer: write this one synchronously */
+        e = hw_sink_write(w->sink, w->buf, w->len);
+        if (e)
+            return hw_fail_io(w, e);
+        w->flushed += w->len;
+        w->len = 0;
+        return 0;
+    }
+    if (e) {
+        pthread_mutex_unlock(&io->mu);
+        return hw_fail_io(w, e);
+    }
+    io->qlen[w->active] = w->len;
+    io->count++;
     pthread_cond_broadcast(&io->cv);
     pthread_mutex_unlock(&io->mu);
     w->flushed += w->len;
-    w->active = other;
-    w->buf = w->bufs[other];
-    w->cap = w->caps[other];
+    w->active = next;
+    w->buf = w->bufs[next];
+    w->cap = w->caps[next];
     w->len = 0;
     return 0;
 }
@@ -1434,8 +1448,8 @@ int hw_writer_close(hw_writer *w, char *msg, size_t msglen)
     }
     if (!hw_sink_is_memory(w->sink))
         hw_sink_free(w->sink);
-    free(w->bufs[0]);
-    free(w->bufs[1]);
+    for (unsigned i = 0; i < HW_NBUF; i++)
+        free(w->bufs[i]);
     free(w);
     return rc;
 }

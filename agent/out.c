@@ -130,6 +130,27 @@ static const char out_legend[] =
     "  Sections CPU SAMPLES, CPU TIME, MONITOR DUMP, MONITOR TIME, HEAP DUMP:\n"
     "      written with cpu=..., monitor=y and heap=dump respectively.\n";
 
+/* Every public entry: takes out_lock and returns the output, or NULL (lock
+ * not held) when there is none or it was closed (a late callback or dump
+ * after VM death). Pair with out_end. */
+static hp_out *out_begin(void)
+{
+    hp_out *o = g_hp.out;
+    if (!o)
+        return NULL;
+    jx_lock(g_hp.jvmti, g_hp.out_lock);
+    if (o->closed) {
+        jx_unlock(g_hp.jvmti, g_hp.out_lock);
+        return NULL;
+    }
+    return o;
+}
+
+static void out_end(void)
+{
+    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+}
+
 /* ----------------------------------------------------------------- open */
 
 static void out_report_writer(hp_out *o)
@@ -212,15 +233,10 @@ int out_open(void)
 
 int out_flush(void)
 {
-    hp_out *o = g_hp.out;
+    hp_out *o = out_begin();
     if (!o)
         return 0;
     int e;
-    jx_lock(g_hp.jvmti, g_hp.out_lock);
-    if (o->closed) { /* a late callback or dump after VM death */
-        jx_unlock(g_hp.jvmti, g_hp.out_lock);
-        return 0;
-    }
     if (o->w) {
         hw_writer_flush(o->w);
         out_report_writer(o);
@@ -235,20 +251,15 @@ int out_flush(void)
         }
         e = o->err;
     }
-    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+    out_end();
     return e;
 }
 
 void out_close(void)
 {
-    hp_out *o = g_hp.out;
+    hp_out *o = out_begin();
     if (!o)
         return;
-    jx_lock(g_hp.jvmti, g_hp.out_lock);
-    if (o->closed) { /* a late callback or dump after VM death */
-        jx_unlock(g_hp.jvmti, g_hp.out_lock);
-        return;
-    }
     if (o->w) {
         char msg[256];
         if (hw_writer_close(o->w, msg, sizeof msg) && !o->reported)
@@ -265,7 +276,7 @@ void out_close(void)
     }
     o->closed = 1;
     /* g_hp.out stays allocated: a late callback may still look at it */
-    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+    out_end();
 }
 
 /* -------------------------------------------------------------- records */
@@ -305,11 +316,8 @@ void out_thread_start(uint32_t serial, uint64_t obj, const char *name, const cha
         gname = out_name(group);
         pname = out_name(parent);
     }
-    jx_lock(g_hp.jvmti, g_hp.out_lock);
-    if (o->closed) { /* a late callback or dump after VM death */
-        jx_unlock(g_hp.jvmti, g_hp.out_lock);
+    if (!out_begin()) /* the same output, now locked */
         return;
-    }
     if (o->w) {
         out_utf8(o, n);
         out_utf8(o, gname);
@@ -323,26 +331,21 @@ void out_thread_start(uint32_t serial, uint64_t obj, const char *name, const cha
         out_printf(o, "THREAD START (obj=%llx, id = %u, name=\"%s\", group=\"%s\")\n",
                    (unsigned long long)obj, serial, name ? name : "", group ? group : "");
     }
-    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+    out_end();
 }
 
 void out_thread_end(uint32_t serial)
 {
-    hp_out *o = g_hp.out;
+    hp_out *o = out_begin();
     if (!o)
         return;
-    jx_lock(g_hp.jvmti, g_hp.out_lock);
-    if (o->closed) { /* a late callback or dump after VM death */
-        jx_unlock(g_hp.jvmti, g_hp.out_lock);
-        return;
-    }
     if (o->w) {
         hw_end_thread(o->w, serial);
         out_report_writer(o);
     } else if (o->buf) {
         out_printf(o, "THREAD END (id = %u)\n", serial);
     }
-    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+    out_end();
 }
 
 /* Caller holds out_lock. */
@@ -362,14 +365,11 @@ void out_load_class(hp_class *c)
         return;
     if (!o->w)
         return;
-    jx_lock(g_hp.jvmti, g_hp.out_lock);
-    if (o->closed) { /* a late callback or dump after VM death */
-        jx_unlock(g_hp.jvmti, g_hp.out_lock);
+    if (!out_begin()) /* the same output, now locked */
         return;
-    }
     out_load_class_locked(o, c);
     out_report_writer(o);
-    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+    out_end();
 }
 
 void out_unload_class(hp_class *c)
@@ -379,17 +379,14 @@ void out_unload_class(hp_class *c)
         return;
     if (!o->w)
         return;
-    jx_lock(g_hp.jvmti, g_hp.out_lock);
-    if (o->closed) { /* a late callback or dump after VM death */
-        jx_unlock(g_hp.jvmti, g_hp.out_lock);
+    if (!out_begin()) /* the same output, now locked */
         return;
-    }
     if (c->load_written && !c->unload_written) {
         c->unload_written = 1;
         hw_unload_class(o->w, c->serial);
     }
     out_report_writer(o);
-    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+    out_end();
 }
 
 /* A trace and everything it needs, once. Caller holds out_lock. */
@@ -468,11 +465,8 @@ void out_sites(hp_site_row *rows, uint32_t n, const uint64_t tot[4], const out_s
         if (ratio < so->cutoff)
             break;
     }
-    jx_lock(g_hp.jvmti, g_hp.out_lock);
-    if (o->closed) { /* a late callback or dump after VM death */
-        jx_unlock(g_hp.jvmti, g_hp.out_lock);
+    if (!out_begin()) /* the same output, now locked */
         return;
-    }
     for (uint32_t i = 0; i < keep; i++) {
         out_load_class_locked(o, rows[i].cls);
         out_trace_locked(o, rows[i].trace);
@@ -523,19 +517,14 @@ void out_sites(hp_site_row *rows, uint32_t n, const uint64_t tot[4], const out_s
         }
         out_printf(o, "SITES END\n");
     }
-    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+    out_end();
 }
 
 void out_heap_summary(const uint64_t tot[4])
 {
-    hp_out *o = g_hp.out;
+    hp_out *o = out_begin();
     if (!o)
         return;
-    jx_lock(g_hp.jvmti, g_hp.out_lock);
-    if (o->closed) { /* a late callback or dump after VM death */
-        jx_unlock(g_hp.jvmti, g_hp.out_lock);
-        return;
-    }
     if (o->w) {
         hw_heap_summary(o->w, out_u4(tot[0]), out_u4(tot[1]), tot[2], tot[3]);
         out_report_writer(o);
@@ -544,5 +533,5 @@ void out_heap_summary(const uint64_t tot[4])
                    (unsigned long long)tot[0], (unsigned long long)tot[1],
                    (unsigned long long)tot[2], (unsigned long long)tot[3]);
     }
-    jx_unlock(g_hp.jvmti, g_hp.out_lock);
+    out_end();
 }

@@ -24,6 +24,7 @@
 #include "jx.h"
 #include "names.h"
 #include "out.h"
+#include "sampler.h"
 #include "sites.h"
 #include "threads.h"
 #include "traces.h"
@@ -203,11 +204,13 @@ static void hp_write_unloads(void)
     }
 }
 
-/* The dump sequence: sites (heap=sites|all). Serialised by dump_lock. */
+/* The dump sequence: sites (heap=sites|all), then CPU samples since the
+ * previous dump (cpu=samples). Serialised by dump_lock. */
 static void hp_dump(jvmtiEnv *j, const char *why)
 {
     jx_lock(j, g_hp.dump_lock);
-    hp_info("Dumping allocation sites (%s) ...", why);
+    hp_info("Dumping (%s)%s%s ...", why, g_hp.o.heap_sites ? " allocation sites" : "",
+            g_hp.o.cpu == OPTS_CPU_SAMPLES ? " CPU usage by sampling running threads" : "");
     hp_flush_frees(j);
     hp_write_unloads();
     if (g_hp.o.heap_sites) {
@@ -238,6 +241,16 @@ static void hp_dump(jvmtiEnv *j, const char *why)
         } else {
             hp_error("out of memory collecting allocation sites");
         }
+    }
+    if (g_hp.o.cpu == OPTS_CPU_SAMPLES) {
+        uint32_t n = 0;
+        uint64_t total = 0;
+        hp_cpu_row *rows = sampler_take(&n, &total);
+        if (rows)
+            out_cpu_samples(rows, n, total, g_hp.o.cutoff);
+        else
+            hp_error("out of memory collecting CPU samples");
+        free(rows);
     }
     out_flush();
     hp_info(" done.\n");
@@ -314,6 +327,8 @@ static void hp_start_live(jvmtiEnv *j, JNIEnv *env)
         (*env)->PopLocalFrame(env, NULL);
     thr_register_all(j, env);
     __atomic_store_n(&g_hp.alloc_on, g_hp.o.heap_sites ? 1 : 0, __ATOMIC_RELEASE);
+    if (g_hp.o.cpu == OPTS_CPU_SAMPLES)
+        sampler_start(j, env);
     if (g_hp.o.heap_sites) {
         jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL),
                   "SetEventNotificationMode(SampledObjectAlloc)");
@@ -333,6 +348,7 @@ static void JNICALL hp_on_vm_death(jvmtiEnv *j, JNIEnv *env)
 {
     (void)env;
     __atomic_store_n(&g_hp.alloc_on, 0, __ATOMIC_RELEASE);
+    sampler_stop(j); /* its last samples are in the final dump */
     if (g_hp.o.doe)
         hp_dump(j, "VM death");
     /* close the gate, then wait for callbacks still running */
@@ -366,6 +382,12 @@ static int hp_init_jvmti(jvmtiEnv *j)
     want.can_generate_sampled_object_alloc_events = 1;
     want.can_get_source_file_name = 1;
     want.can_get_line_numbers = 1;
+    jvmtiCapabilities pot;
+    memset(&pot, 0, sizeof pot);
+    /* cpu=samples asks whether a thread really ran through its CPU clock;
+     * without one it falls back to the thread state */
+    if ((*j)->GetPotentialCapabilities(j, &pot) == JVMTI_ERROR_NONE)
+        want.can_get_thread_cpu_time = pot.can_get_thread_cpu_time;
     if (jx_report(j, (*j)->AddCapabilities(j, &want), "AddCapabilities") != JVMTI_ERROR_NONE)
         return -1;
     jvmtiEventCallbacks cb;
@@ -382,7 +404,8 @@ static int hp_init_jvmti(jvmtiEnv *j)
         return -1;
     if (jx_raw_monitor(j, "hprof dump", &g_hp.dump_lock) ||
         jx_raw_monitor(j, "hprof data", &g_hp.data_lock) ||
-        jx_raw_monitor(j, "hprof output", &g_hp.out_lock))
+        jx_raw_monitor(j, "hprof output", &g_hp.out_lock) ||
+        jx_raw_monitor(j, "hprof sampler", &g_hp.sampler_lock))
         return -1;
     if (str_init() || cls_init() || trace_init() || site_init()) {
         hp_error("out of memory creating the agent's tables");
@@ -398,15 +421,15 @@ static int hp_check_supported(void)
     const char *what = NULL;
     if (g_hp.o.heap_dump)
         what = "heap=dump|all (heap dumps)";
-    else if (g_hp.o.cpu != OPTS_CPU_OFF)
-        what = "cpu=samples|times|old";
+    else if (g_hp.o.cpu == OPTS_CPU_TIMES || g_hp.o.cpu == OPTS_CPU_OLD)
+        what = "cpu=times|old";
     else if (g_hp.o.monitor)
         what = "monitor=y";
     else if (g_hp.o.net)
         what = "net=host:port";
     if (!what)
         return 0;
-    hp_error("%s is not available in this build yet; use heap=sites", what);
+    hp_error("%s is not available in this build yet; use heap=sites or cpu=samples", what);
     return -1;
 }
 

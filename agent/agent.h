@@ -55,6 +55,10 @@ typedef struct hp_agent {
     volatile int active;
     volatile int dead;
     jrawMonitorID dump_lock, data_lock, out_lock;
+    /* cpu=samples: the sampling thread's wait and stop handshake (a leaf
+     * lock: nothing else is taken while it is held) */
+    jrawMonitorID sampler_lock;
+    volatile int sampler_stop_req, sampler_running;
     hp_out *out;
     /* tables (structure under data_lock; see each module's header) */
     vec strs;           /* names.c: hp_str */

@@ -23,6 +23,7 @@
 #include "hprof/hw_writer.h"
 #include "jx.h"
 #include "names.h"
+#include "sampler.h"
 #include "traces.h"
 
 #define OUT_TXT_FLUSH (64u * 1024u)
@@ -516,6 +517,50 @@ void out_sites(hp_site_row *rows, uint32_t n, const uint64_t tot[4], const out_s
                        rows[i].trace->serial, rows[i].cls->name_java);
         }
         out_printf(o, "SITES END\n");
+    }
+    out_end();
+}
+
+void out_cpu_samples(const hp_cpu_row *rows, uint32_t n, uint64_t total, double cutoff)
+{
+    uint32_t keep = 0;
+    for (; keep < n; keep++)
+        if (!total || (double)rows[keep].count / (double)total < cutoff)
+            break;
+    hp_out *o = out_begin();
+    if (!o)
+        return;
+    for (uint32_t i = 0; i < keep; i++)
+        out_trace_locked(o, rows[i].trace);
+    if (o->w) {
+        hw_cpu_sample *s = calloc(keep ? keep : 1, sizeof *s);
+        if (s) {
+            for (uint32_t i = 0; i < keep; i++) {
+                s[i].count = out_u4(rows[i].count);
+                s[i].trace_serial = rows[i].trace->serial;
+            }
+            hw_cpu_samples(o->w, out_u4(total), s, keep);
+            free(s);
+        }
+        out_report_writer(o);
+    } else {
+        char when[64];
+        out_ctime(when, sizeof when);
+        out_printf(o, "CPU SAMPLES BEGIN (total = %llu) %s\n", (unsigned long long)total, when);
+        if (keep)
+            out_printf(o, "rank   self  accum   count trace method\n");
+        double accum = 0;
+        for (uint32_t i = 0; i < keep; i++) {
+            const hp_trace *t = rows[i].trace;
+            double self = 100.0 * (double)rows[i].count / (double)total;
+            accum += self;
+            /* the top frame as class.method: its text up to the '(' */
+            const char *top = t->nframes ? frame_at(t->frame[0])->text : "<empty trace>";
+            int mlen = (int)strcspn(top, "(");
+            out_printf(o, "%4u %5.2f%% %5.2f%% %7llu %5u %.*s\n", i + 1, self, accum,
+                       (unsigned long long)rows[i].count, t->serial, mlen, top);
+        }
+        out_printf(o, "CPU SAMPLES END\n");
     }
     out_end();
 }

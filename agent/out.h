@@ -38,6 +38,12 @@ typedef struct out_sites_opts {
 /* ALLOC SITES (binary) or SITES BEGIN ... END (text) from merged rows, with
  * the traces and classes they need written first. Sorts `rows`. */
 void out_sites(hp_site_row *rows, uint32_t n, const uint64_t tot[4], const out_sites_opts *so);
+struct hp_cpu_row;
+/* CPU SAMPLES (binary: the total, then (count, trace) pairs by count; text:
+ * CPU SAMPLES BEGIN ... END with the original's columns), traces first,
+ * rows below `cutoff` of the total left out. */
+void out_cpu_samples(const struct hp_cpu_row *rows, uint32_t n, uint64_t total, double cutoff);
+
 /* HEAP SUMMARY: the socket command (a later issue) asks for it. */
 void out_heap_summary(const uint64_t tot[4]);
 

@@ -14,6 +14,9 @@
 typedef struct hp_thread {
     uint32_t serial;
     uint8_t ended;
+    int64_t cpu_ns;          /* thread CPU time at the previous sample (sampler only) */
+    uint8_t cpu_seen;        /* cpu_ns holds a real baseline */
+    uint8_t agent;           /* an agent thread: never sampled */
 } hp_thread;
 
 /* The thread's record, registering it (and writing THREAD START) if new.

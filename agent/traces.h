@@ -30,6 +30,7 @@ typedef struct hp_trace {
     uint32_t next;           /* hash chain (trace index) */
     uint64_t hash;
     uint8_t written;         /* TRACE record/block written (out_lock) */
+    uint64_t cpu_samples;    /* cpu=samples hits since the last dump (atomic) */
     uint32_t *frame;         /* frame indices */
     jvmtiFrameInfo *jf;      /* the raw frames, for exact comparison */
 } hp_trace;

@@ -1,0 +1,181 @@
+/*
+ * sampler.c: cpu=samples (see sampler.h).
+ *
+ * Owns the sampling thread and its stop handshake (g_hp.sampler_lock,
+ * sampler_stop_req, sampler_running). Per-trace hits live in
+ * hp_trace.cpu_samples (atomics: the sampler adds, a dump swaps to zero);
+ * a thread's previous CPU time in its hp_thread, touched only by the
+ * sampler.
+ */
+#include "sampler.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent.h"
+#include "jx.h"
+#include "threads.h"
+#include "traces.h"
+
+#define SAMPLER_STOP_WAIT_MS 5000 /* never hang the VM's exit on us */
+
+/* Whether a thread is running at this sample. It must be RUNNABLE and its
+ * CPU time must have advanced since the previous sample (the first sight of
+ * a thread only sets its baseline). A thread in native code must also have
+ * been busy for at least half of the interval: a native compute loop
+ * counts, a thread that ran briefly and then blocked in a native read or
+ * accept (whose stack is now the blocking call) does not. Without a CPU
+ * clock the thread state decides, as in the original. */
+static int sampler_ran(jvmtiEnv *j, jthread t, hp_thread *th, jint state, int64_t wall_ns)
+{
+    if (!(state & JVMTI_THREAD_STATE_RUNNABLE) || (state & JVMTI_THREAD_STATE_SUSPENDED))
+        return 0;
+    jlong cpu = 0;
+    if ((*j)->GetThreadCpuTime(j, t, &cpu) != JVMTI_ERROR_NONE)
+        return !(state & JVMTI_THREAD_STATE_IN_NATIVE);
+    int64_t used = th->cpu_seen ? cpu - th->cpu_ns : 0;
+    th->cpu_ns = cpu;
+    th->cpu_seen = 1;
+    if (used <= 0)
+        return 0;
+    if ((state & JVMTI_THREAD_STATE_IN_NATIVE) && wall_ns > 0 && 2 * used < wall_ns)
+        return 0;
+    return 1;
+}
+
+static int64_t sampler_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
+{
+    if ((*env)->PushLocalFrame(env, 64) != 0)
+        return;
+    jint n = 0;
+    jthread *ts = NULL;
+    jvmtiStackInfo *info = NULL;
+    jint depth = (jint)g_hp.o.depth;
+    if ((*j)->GetAllThreads(j, &n, &ts) != JVMTI_ERROR_NONE || n == 0)
+        goto out;
+    (*env)->EnsureLocalCapacity(env, n + 64);
+    if (depth == 0) /* the original's contract: depth=0 records nothing */
+        goto out;
+    if ((*j)->GetThreadListStackTraces(j, n, ts, depth, &info) != JVMTI_ERROR_NONE)
+        goto out;
+    for (jint i = 0; i < n; i++) {
+        jvmtiStackInfo *si = &info[i];
+        if (si->state == 0 || !(si->state & JVMTI_THREAD_STATE_ALIVE) || si->frame_count <= 0)
+            continue;
+        hp_thread *th = thr_get(j, env, ts[i]);
+        if (!th || th->agent || !sampler_ran(j, ts[i], th, si->state, wall_ns))
+            continue;
+        uint32_t tser = g_hp.o.thread ? th->serial : 0;
+        uint64_t h = trace_hash(si->frame_buffer, si->frame_count, tser);
+        hp_trace *t = trace_get(j, si->frame_buffer, si->frame_count, tser, h);
+        if (t)
+            __atomic_fetch_add(&t->cpu_samples, 1, __ATOMIC_RELAXED);
+    }
+out:
+    jx_free(j, info);
+    jx_free(j, ts);
+    (*env)->PopLocalFrame(env, NULL);
+}
+
+static void JNICALL sampler_main(jvmtiEnv *j, JNIEnv *env, void *arg)
+{
+    (void)arg;
+    jthread self = NULL;
+    if ((*j)->GetCurrentThread(j, &self) == JVMTI_ERROR_NONE) {
+        hp_thread *th = thr_get(j, env, self);
+        if (th)
+            th->agent = 1; /* never sampled */
+    }
+    int64_t prev = sampler_now_ns();
+    jx_lock(j, g_hp.sampler_lock);
+    while (!g_hp.sampler_stop_req) {
+        (*j)->RawMonitorWait(j, g_hp.sampler_lock, (jlong)g_hp.o.interval_ms);
+        if (g_hp.sampler_stop_req)
+            break;
+        jx_unlock(j, g_hp.sampler_lock);
+        int64_t now = sampler_now_ns();
+        sampler_once(j, env, now - prev);
+        prev = now;
+        jx_lock(j, g_hp.sampler_lock);
+    }
+    g_hp.sampler_running = 0;
+    (*j)->RawMonitorNotifyAll(j, g_hp.sampler_lock);
+    jx_unlock(j, g_hp.sampler_lock);
+}
+
+int sampler_start(jvmtiEnv *j, JNIEnv *env)
+{
+    if (!env)
+        return -1;
+    jclass tc = (*env)->FindClass(env, "java/lang/Thread");
+    jmethodID ctor = tc ? (*env)->GetMethodID(env, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
+    jstring name = ctor ? (*env)->NewStringUTF(env, "HPROF cpu sampling thread") : NULL;
+    jobject t = name ? (*env)->NewObject(env, tc, ctor, name) : NULL;
+    if (!t || (*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        hp_error("cannot create the CPU sampling thread: cpu=samples is off");
+        return -1;
+    }
+    g_hp.sampler_running = 1;
+    jvmtiError e = (*j)->RunAgentThread(j, t, sampler_main, NULL, JVMTI_THREAD_MAX_PRIORITY);
+    if (e != JVMTI_ERROR_NONE) {
+        g_hp.sampler_running = 0;
+        jx_report(j, e, "RunAgentThread");
+        return -1;
+    }
+    return 0;
+}
+
+void sampler_stop(jvmtiEnv *j)
+{
+    if (!g_hp.sampler_lock)
+        return;
+    jx_lock(j, g_hp.sampler_lock);
+    g_hp.sampler_stop_req = 1;
+    (*j)->RawMonitorNotifyAll(j, g_hp.sampler_lock);
+    for (int waited = 0; g_hp.sampler_running && waited < SAMPLER_STOP_WAIT_MS; waited += 100)
+        (*j)->RawMonitorWait(j, g_hp.sampler_lock, 100);
+    if (g_hp.sampler_running)
+        hp_error("the CPU sampling thread did not stop in %d ms", SAMPLER_STOP_WAIT_MS);
+    jx_unlock(j, g_hp.sampler_lock);
+}
+
+static int sampler_row_cmp(const void *a, const void *b)
+{
+    const hp_cpu_row *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    return x->trace->serial < y->trace->serial ? -1 : x->trace->serial > y->trace->serial;
+}
+
+hp_cpu_row *sampler_take(uint32_t *n, uint64_t *total)
+{
+    *n = 0;
+    *total = 0;
+    /* under data_lock: traces being created are published before filled */
+    jx_lock(g_hp.jvmti, g_hp.data_lock);
+    uint32_t nt = trace_count();
+    hp_cpu_row *rows = calloc(nt ? nt : 1, sizeof *rows);
+    for (uint32_t i = 1; rows && i < nt; i++) {
+        hp_trace *t = trace_at(i);
+        uint64_t c = __atomic_exchange_n(&t->cpu_samples, 0, __ATOMIC_RELAXED);
+        if (!c)
+            continue;
+        rows[*n].trace = t;
+        rows[*n].count = c;
+        (*n)++;
+        *total += c;
+    }
+    jx_unlock(g_hp.jvmti, g_hp.data_lock);
+    if (rows)
+        qsort(rows, *n, sizeof *rows, sampler_row_cmp);
+    return rows;
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# test_agent_cpu.sh: cpu=samples on real JVMs (JDK 17 and 25, -Xcheck:jni),
+# checked from the TEXT output with awk, independently of the project's
+# reader:
+#  - CpuDemo burns the CPU in hotA and hotB for shares it measures itself
+#    with System.nanoTime; the samples of traces through hotA / hotB must
+#    give the same shares within 3 percentage points;
+#  - a thread blocked in a native accept() gets no samples at all (the
+#    original counted such threads as running), nor does a sleeping thread;
+#  - the CPU SAMPLES section's layout: header with the total, the rank line,
+#    rows whose counts add up to at most the total, ranks 1..n, self/accum,
+#    the method of each row = the top frame of its trace, TRACE blocks
+#    printed before use; thread=y keys traces by thread; depth=0 records
+#    nothing; format=b passes `hprof verify` and `hprof samples` reads it.
+#
+# usage: bash test_agent_cpu.sh HPROF_TOOL PROJECT_DIR WORKDIR AGENT_SO   (run by ctest)
+# Env: HPROF_TEST_JDKS, HPROF_TEST_KEEP_GOING=1 (see agent_lib.sh).
+set -euo pipefail
+
+# shellcheck source=agent_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/agent_lib.sh" "$@"
+
+# cpu_rows OUT > "rank count trace method" for the last CPU SAMPLES section
+cpu_rows() {
+    awk '/^CPU SAMPLES BEGIN/ { n = 0; delete r; on = 1; next }
+         /^CPU SAMPLES END$/ { on = 0; next }
+         on && /^ *[0-9]+ / { r[++n] = $1 " " $4 " " $5 " " $6 }
+         END { for (i = 1; i <= n; i++) print r[i] }' "$1"
+}
+cpu_total() {
+    sed -n 's/^CPU SAMPLES BEGIN (total = \([0-9]*\)).*/\1/p' "$1" | tail -1
+}
+# samples OUT FRAME_PREFIX: hits of traces that contain a frame starting with FRAME_PREFIX
+samples_through() {
+    traces "$1" >"$1.traces"
+    cpu_rows "$1" | awk -v pre="$2" -v tf="$1.traces" '
+        BEGIN { FS = "\t"; while ((getline l < tf) > 0) { split(l, a, "\t"); fr[a[1]] = a[3] } FS = " " }
+        { n = split(fr[$3], f, "|"); for (i = 1; i <= n; i++) if (index(f[i], pre) == 1) { s += $2; break } }
+        END { print s + 0 }'
+}
+
+compile CpuDemo
+# Samples are taken at safepoints, so a hot loop's samples carry the line of
+# its safepoint poll (the loop's back edge), not always the marked statement:
+# the frames are checked by method and source file, within the loop's lines.
+LA=$(line_of CpuDemo.java SITE-HOT-A)
+LB=$(line_of CpuDemo.java SITE-HOT-B)
+
+for JDK in $FOUND_JDKS; do
+    JAVA=$JDK/bin/java
+    V=$("$JAVA" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')
+    CTX="JDK $V"
+    A="-agentpath:$AGENT"
+
+    step "shares of two hot methods (measured by the program) within 3 pp"
+    jrun c$V 0 no "$A=cpu=samples,interval=5,file=$WORK/c$V.txt,cutoff=0" -cp classes CpuDemo 4 30 10
+    line=$(grep '^share ' c$V.out) || fail "CpuDemo printed no shares: $(cat c$V.out)"
+    want_a=$(echo "$line" | sed -E 's/.*hotA=([0-9.]+).*/\1/')
+    sa=$(samples_through c$V.txt "CpuDemo.hotA(")
+    sb=$(samples_through c$V.txt "CpuDemo.hotB(")
+    [ $((sa + sb)) -ge 300 ] || fail "too few samples in hotA+hotB: $sa + $sb (4 s at 5 ms: ~800 expected)"
+    awk -v a="$sa" -v b="$sb" -v w="$want_a" 'BEGIN { d = 100 * (a / (a + b) - w); if (d < 0) d = -d; exit !(d <= 3) }' ||
+        fail "hotA share: samples $sa/($sa+$sb) vs measured $want_a: more than 3 pp apart"
+    echo "   ok: hotA $sa, hotB $sb samples: $(awk -v a="$sa" -v b="$sb" 'BEGIN { printf "%.2f%%", 100 * a / (a + b) }') vs measured $want_a"
+    for m in "hotA:$LA" "hotB:$LB"; do
+        name=${m%%:*} line=${m##*:}
+        grep -qE "^[[:space:]]CpuDemo\.$name\(CpuDemo\.java:($((line - 2))|$((line - 1))|$line)\)$" c$V.txt ||
+            fail "no TRACE frame CpuDemo.$name(CpuDemo.java:$((line - 2))..$line) in c$V.txt"
+    done
+
+    step "a thread blocked in native accept() and a sleeping thread get no samples"
+    # the blocked thread's frames (main's own socket set-up may be sampled)
+    for quiet in "java.net.ServerSocket.accept" "sun.nio.ch.NioSocketImpl.accept" "sun.nio.ch.Net.accept" \
+                 "sun.nio.ch.Net.poll" "java.lang.Thread.sleep" "CpuDemo.lambda\$main\$"; do
+        n=$(samples_through c$V.txt "$quiet")
+        [ "$n" = 0 ] || fail "$n samples through '$quiet': a thread that did not run was counted"
+    done
+    echo "   ok: 0 samples through accept, sleep or the waiting threads' lambdas"
+
+    step "the CPU SAMPLES layout"
+    total=$(cpu_total c$V.txt)
+    rows=$(cpu_rows c$V.txt)
+    sum=$(echo "$rows" | awk '{ s += $2 } END { print s + 0 }')
+    [ -n "$total" ] && [ "$sum" -le "$total" ] && [ "$sum" -gt 0 ] || fail "row counts $sum vs total '$total'"
+    echo "$rows" | awk '$1 != NR { exit 1 }' || fail "ranks are not 1..n"
+    echo "$rows" | awk 'NR > 1 && $2 > prev { exit 1 } { prev = $2 }' || fail "rows are not sorted by count"
+    grep -A1 '^CPU SAMPLES BEGIN' c$V.txt | tail -1 | grep -qx 'rank   self  accum   count trace method' ||
+        fail "the column header line is not the original's"
+    # each row's method is its trace's top frame (class.method), and its TRACE comes earlier
+    traces c$V.txt >c$V.tr
+    echo "$rows" | while read -r _ _ tr meth; do
+        top=$(awk -F '\t' -v t="$tr" '$1 == t { split($3, f, "|"); sub(/\(.*/, "", f[1]); print f[1] }' c$V.tr)
+        [ "$top" = "$meth" ] || fail "row of trace $tr says '$meth', its top frame is '$top'"
+        tl=$(grep -n "^TRACE $tr:" c$V.txt | head -1 | cut -d: -f1)
+        sl=$(grep -n '^CPU SAMPLES BEGIN' c$V.txt | tail -1 | cut -d: -f1)
+        [ -n "$tl" ] && [ "$tl" -lt "$sl" ] || fail "TRACE $tr is not printed before the CPU SAMPLES section"
+    done
+    echo "   ok: $(echo "$rows" | wc -l) rows, total $total"
+
+    step "thread=y, depth=0, format=b"
+    jrun t$V 0 no "$A=cpu=samples,thread=y,file=$WORK/t$V.txt" -cp classes CpuDemo 1 30 10
+    grep -qE '^TRACE [0-9]+: \(thread=2[0-9]{5}\)$' t$V.txt || fail "thread=y: no TRACE with (thread=N)"
+    jrun z$V 0 no "$A=cpu=samples,depth=0,file=$WORK/z$V.txt" -cp classes CpuDemo 1 30 10
+    expect_eq "depth=0 total" 0 "$(cpu_total z$V.txt)"
+    jrun b$V 0 no "$A=cpu=samples,format=b,file=$WORK/b$V.hprof" -cp classes CpuDemo 1 30 10
+    "$HPROF" verify b$V.hprof >b$V.verify || fail "hprof verify: $(cat b$V.verify)"
+    "$HPROF" samples b$V.hprof >b$V.samples || fail "hprof samples failed"
+    grep -q 'CpuDemo.hotA' b$V.samples || fail "hprof samples shows no CpuDemo.hotA: $(head -5 b$V.samples)"
+    echo "   ok: thread=y traces, depth=0 total 0, binary verifies and reads back"
+done
+
+if [ "$FAILURES" -gt 0 ]; then
+    echo "FAIL: test_agent_cpu ($FAILURES failure(s))" >&2
+    exit 1
+fi
+echo "PASS: test_agent_cpu"

@@ -51,35 +51,54 @@ static int64_t sampler_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* One sample. The stacks are taken only of the threads that ran: their
+ * state and CPU clock are read first (cheap, no safepoint), so the one
+ * GetThreadListStackTraces call, which stops the threads it walks, covers
+ * one or two threads instead of every thread of the JVM. */
 static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
 {
     if ((*env)->PushLocalFrame(env, 64) != 0)
         return;
-    jint n = 0;
-    jthread *ts = NULL;
+    jint n = 0, nrun = 0;
+    jthread *ts = NULL, *run = NULL;
+    hp_thread **runth = NULL;
     jvmtiStackInfo *info = NULL;
     jint depth = (jint)g_hp.o.depth;
     if ((*j)->GetAllThreads(j, &n, &ts) != JVMTI_ERROR_NONE || n == 0)
         goto out;
     (*env)->EnsureLocalCapacity(env, n + 64);
-    if (depth == 0) /* the original's contract: depth=0 records nothing */
-        goto out;
-    if ((*j)->GetThreadListStackTraces(j, n, ts, depth, &info) != JVMTI_ERROR_NONE)
+    run = malloc(sizeof *run * (size_t)n);
+    runth = malloc(sizeof *runth * (size_t)n);
+    if (!run || !runth)
         goto out;
     for (jint i = 0; i < n; i++) {
-        jvmtiStackInfo *si = &info[i];
-        if (si->state == 0 || !(si->state & JVMTI_THREAD_STATE_ALIVE) || si->frame_count <= 0)
+        jint state = 0;
+        if ((*j)->GetThreadState(j, ts[i], &state) != JVMTI_ERROR_NONE)
             continue;
         hp_thread *th = thr_get(j, env, ts[i]);
-        if (!th || th->agent || !sampler_ran(j, ts[i], th, si->state, wall_ns))
+        if (!th || th->agent || !sampler_ran(j, ts[i], th, state, wall_ns))
             continue;
-        uint32_t tser = g_hp.o.thread ? th->serial : 0;
+        run[nrun] = ts[i];
+        runth[nrun++] = th;
+    }
+    if (nrun == 0 || depth == 0) /* the original's contract: depth=0 records nothing */
+        goto out;
+    if ((*j)->GetThreadListStackTraces(j, nrun, run, depth, &info) != JVMTI_ERROR_NONE)
+        goto out;
+    for (jint i = 0; i < nrun; i++) {
+        jvmtiStackInfo *si = &info[i];
+        /* still running when its stack was taken */
+        if (!(si->state & JVMTI_THREAD_STATE_RUNNABLE) || si->frame_count <= 0)
+            continue;
+        uint32_t tser = g_hp.o.thread ? runth[i]->serial : 0;
         uint64_t h = trace_hash(si->frame_buffer, si->frame_count, tser);
         hp_trace *t = trace_get(j, si->frame_buffer, si->frame_count, tser, h);
         if (t)
             __atomic_fetch_add(&t->cpu_samples, 1, __ATOMIC_RELAXED);
     }
 out:
+    free(run);
+    free(runth);
     jx_free(j, info);
     jx_free(j, ts);
     (*env)->PopLocalFrame(env, NULL);
@@ -95,9 +114,18 @@ static void JNICALL sampler_main(jvmtiEnv *j, JNIEnv *env, void *arg)
             th->agent = 1; /* never sampled */
     }
     int64_t prev = sampler_now_ns();
+    uint64_t rnd = (uint64_t)prev | 1;
     jx_lock(j, g_hp.sampler_lock);
     while (!g_hp.sampler_stop_req) {
-        (*j)->RawMonitorWait(j, g_hp.sampler_lock, (jlong)g_hp.o.interval_ms);
+        /* each wait is drawn uniformly from [interval/2, 3*interval/2]: the
+         * same mean, but no lock-step with a program whose work repeats
+         * with a period near the interval (which biases fixed-rate samples) */
+        rnd ^= rnd << 13;
+        rnd ^= rnd >> 7;
+        rnd ^= rnd << 17;
+        jlong ms = (jlong)g_hp.o.interval_ms;
+        jlong wait = ms >= 2 ? ms / 2 + (jlong)(rnd % (uint64_t)(ms + 1)) : ms;
+        (*j)->RawMonitorWait(j, g_hp.sampler_lock, wait);
         if (g_hp.sampler_stop_req)
             break;
         jx_unlock(j, g_hp.sampler_lock);

@@ -66,7 +66,6 @@ static const char *cls_prim_name(char c)
 
 int cls_names_of_signature(const char *sig, char **vm, char **java)
 {
-    size_t n = strlen(sig);
     unsigned dims = 0;
     while (sig[dims] == '[')
         dims++;
@@ -105,7 +104,6 @@ int cls_names_of_signature(const char *sig, char **vm, char **java)
         type = cls_prim_type(elem[0]);
     else if (dims >= 1)
         type = HPROF_TYPE_OBJECT;
-    (void)n;
     return type;
 }
 

@@ -57,21 +57,6 @@ jvmtiError jx_class_signature(jvmtiEnv *j, jclass k, char **sig)
     return e;
 }
 
-jvmtiError jx_method_info(jvmtiEnv *j, jmethodID m, char **name, jclass *decl, jboolean *native)
-{
-    *name = NULL;
-    *decl = NULL;
-    *native = 0;
-    jvmtiError e = (*j)->GetMethodName(j, m, name, NULL, NULL);
-    if (e == JVMTI_ERROR_NONE)
-        e = (*j)->GetMethodDeclaringClass(j, m, decl);
-    if (e == JVMTI_ERROR_NONE)
-        e = (*j)->IsMethodNative(j, m, native);
-    if (e != JVMTI_ERROR_NONE && e != JVMTI_ERROR_INVALID_METHODID && e != JVMTI_ERROR_WRONG_PHASE)
-        jx_report(j, e, "GetMethodName/GetMethodDeclaringClass");
-    return e;
-}
-
 void jx_source_file(jvmtiEnv *j, jclass k, char **file)
 {
     *file = NULL;

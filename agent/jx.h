@@ -20,9 +20,6 @@ void jx_unlock(jvmtiEnv *j, jrawMonitorID m);
 /* Class signature ("Ljava/lang/String;"); *sig to jx_free. WRONG_PHASE and
  * INVALID_CLASS are expected (class unloading) and not reported. */
 jvmtiError jx_class_signature(jvmtiEnv *j, jclass k, char **sig);
-/* Method name, declaring class and native flag; name to jx_free. Expected:
- * INVALID_METHODID (its class was unloaded). */
-jvmtiError jx_method_info(jvmtiEnv *j, jmethodID m, char **name, jclass *decl, jboolean *native);
 /* Source file name (NULL when absent, not an error); to jx_free. */
 void jx_source_file(jvmtiEnv *j, jclass k, char **file);
 /* Line of `loc` in `m` from its line table; -1 when unknown. */

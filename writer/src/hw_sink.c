@@ -226,11 +226,6 @@ int hw_sink_write(hw_sink *s, const void *data, size_t len)
     return EINVAL;
 }
 
-int hw_sink_put(hw_sink *s, const void *data, size_t len)
-{
-    return s ? hw_sink_write(s, data, len) : EINVAL;
-}
-
 int hw_sink_close(hw_sink *s)
 {
     int rc = 0;

@@ -59,9 +59,6 @@ HPROF_API hw_sink *hw_sink_memory(size_t reserve);
 HPROF_API const uint8_t *hw_sink_memory_data(const hw_sink *s, size_t *len);
 /* Caller-defined sink (tests use one that fails with ENOSPC after N bytes). */
 HPROF_API hw_sink *hw_sink_custom(hw_sink_write_fn wr, hw_sink_close_fn cl, void *ctx);
-/* Writes bytes straight through a sink that no writer owns (text outputs
- * do their own buffering). Returns 0 or an errno value. */
-HPROF_API int hw_sink_put(hw_sink *s, const void *data, size_t len);
 /* Frees a sink that no writer owns (a memory sink after its writer closed,
  * or any sink never handed to hw_writer_open). Closes it first if needed. */
 HPROF_API void hw_sink_free(hw_sink *s);

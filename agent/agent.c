@@ -22,11 +22,13 @@
 #include "classes.h"
 #include "hprof/hprof_format.h"
 #include "jx.h"
+#include "monitors.h"
 #include "names.h"
 #include "out.h"
 #include "sampler.h"
 #include "sites.h"
 #include "threads.h"
+#include "timing.h"
 #include "traces.h"
 
 hp_agent g_hp;
@@ -208,9 +210,31 @@ static void hp_write_unloads(void)
  * previous dump (cpu=samples). Serialised by dump_lock. */
 static void hp_dump(jvmtiEnv *j, const char *why)
 {
+    static const char *const cpu_what[] = {
+        [OPTS_CPU_OFF] = "",
+        [OPTS_CPU_SAMPLES] = " CPU usage by sampling running threads",
+        [OPTS_CPU_TIMES] = " CPU usage by timing methods",
+        [OPTS_CPU_OLD] = " CPU usage in old prof format",
+    };
     jx_lock(j, g_hp.dump_lock);
-    hp_info("Dumping (%s)%s%s ...", why, g_hp.o.heap_sites ? " allocation sites" : "",
-            g_hp.o.cpu == OPTS_CPU_SAMPLES ? " CPU usage by sampling running threads" : "");
+    hp_info("Dumping (%s)%s%s%s ...", why, g_hp.o.monitor ? " contended monitor usage" : "",
+            g_hp.o.heap_sites ? " allocation sites" : "", cpu_what[g_hp.o.cpu]);
+    if (g_hp.o.monitor) {
+        JNIEnv *env = NULL;
+        (*g_hp.vm)->GetEnv(g_hp.vm, (void **)&env, JNI_VERSION_1_8);
+        hp_mon_dump d;
+        if (mon_collect(j, env, &d) == 0)
+            out_monitor_dump(&d);
+        mon_dump_free(&d);
+        uint32_t n = 0;
+        uint64_t total = 0;
+        hp_mon_row *rows = mon_take(&n, &total);
+        if (rows)
+            out_monitor_time(rows, n, total, g_hp.o.cutoff);
+        else
+            hp_error("out of memory collecting monitor contention");
+        free(rows);
+    }
     hp_flush_frees(j);
     hp_write_unloads();
     if (g_hp.o.heap_sites) {
@@ -250,6 +274,18 @@ static void hp_dump(jvmtiEnv *j, const char *why)
             out_cpu_samples(rows, n, total, g_hp.o.cutoff);
         else
             hp_error("out of memory collecting CPU samples");
+        free(rows);
+    }
+    if (g_hp.o.cpu == OPTS_CPU_TIMES || g_hp.o.cpu == OPTS_CPU_OLD) {
+        uint32_t n = 0;
+        uint64_t total = 0;
+        hp_time_row *rows = tm_take(&n, &total);
+        if (!rows)
+            hp_error("out of memory collecting method times");
+        else if (g_hp.o.cpu == OPTS_CPU_TIMES)
+            out_cpu_times(rows, n, total, g_hp.o.cutoff);
+        else
+            out_cpu_old(rows, n);
         free(rows);
     }
     out_flush();
@@ -329,6 +365,10 @@ static void hp_start_live(jvmtiEnv *j, JNIEnv *env)
     __atomic_store_n(&g_hp.alloc_on, g_hp.o.heap_sites ? 1 : 0, __ATOMIC_RELEASE);
     if (g_hp.o.cpu == OPTS_CPU_SAMPLES)
         sampler_start(j, env);
+    if (g_hp.o.cpu == OPTS_CPU_TIMES || g_hp.o.cpu == OPTS_CPU_OLD)
+        tm_start(j);
+    if (g_hp.o.monitor)
+        mon_start(j);
     if (g_hp.o.heap_sites) {
         jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL),
                   "SetEventNotificationMode(SampledObjectAlloc)");
@@ -349,6 +389,10 @@ static void JNICALL hp_on_vm_death(jvmtiEnv *j, JNIEnv *env)
     (void)env;
     __atomic_store_n(&g_hp.alloc_on, 0, __ATOMIC_RELEASE);
     sampler_stop(j); /* its last samples are in the final dump */
+    if (g_hp.o.cpu == OPTS_CPU_TIMES || g_hp.o.cpu == OPTS_CPU_OLD)
+        tm_stop(j); /* the dump's own Java calls are not the program's */
+    if (g_hp.o.monitor)
+        mon_stop(j);
     if (g_hp.o.doe)
         hp_dump(j, "VM death");
     /* close the gate, then wait for callbacks still running */
@@ -388,6 +432,11 @@ static int hp_init_jvmti(jvmtiEnv *j)
      * without one it falls back to the thread state */
     if ((*j)->GetPotentialCapabilities(j, &pot) == JVMTI_ERROR_NONE)
         want.can_get_thread_cpu_time = pot.can_get_thread_cpu_time;
+    /* the costly capabilities only when their mode is asked for */
+    if (g_hp.o.cpu == OPTS_CPU_TIMES || g_hp.o.cpu == OPTS_CPU_OLD)
+        tm_capabilities(&want);
+    if (g_hp.o.monitor)
+        mon_capabilities(&want);
     if (jx_report(j, (*j)->AddCapabilities(j, &want), "AddCapabilities") != JVMTI_ERROR_NONE)
         return -1;
     jvmtiEventCallbacks cb;
@@ -400,6 +449,10 @@ static int hp_init_jvmti(jvmtiEnv *j)
     cb.SampledObjectAlloc = hp_on_alloc;
     cb.ObjectFree = hp_on_free;
     cb.DataDumpRequest = hp_on_data_dump;
+    if (g_hp.o.cpu == OPTS_CPU_TIMES || g_hp.o.cpu == OPTS_CPU_OLD)
+        tm_callbacks(&cb);
+    if (g_hp.o.monitor)
+        mon_callbacks(&cb);
     if (jx_report(j, (*j)->SetEventCallbacks(j, &cb, (jint)sizeof cb), "SetEventCallbacks"))
         return -1;
     if (jx_raw_monitor(j, "hprof dump", &g_hp.dump_lock) ||
@@ -407,7 +460,7 @@ static int hp_init_jvmti(jvmtiEnv *j)
         jx_raw_monitor(j, "hprof output", &g_hp.out_lock) ||
         jx_raw_monitor(j, "hprof sampler", &g_hp.sampler_lock))
         return -1;
-    if (str_init() || cls_init() || trace_init() || site_init()) {
+    if (str_init() || cls_init() || trace_init() || site_init() || mon_init()) {
         hp_error("out of memory creating the agent's tables");
         return -1;
     }
@@ -421,15 +474,11 @@ static int hp_check_supported(void)
     const char *what = NULL;
     if (g_hp.o.heap_dump)
         what = "heap=dump|all (heap dumps)";
-    else if (g_hp.o.cpu == OPTS_CPU_TIMES || g_hp.o.cpu == OPTS_CPU_OLD)
-        what = "cpu=times|old";
-    else if (g_hp.o.monitor)
-        what = "monitor=y";
     else if (g_hp.o.net)
         what = "net=host:port";
     if (!what)
         return 0;
-    hp_error("%s is not available in this build yet; use heap=sites or cpu=samples", what);
+    hp_error("%s is not available in this build yet", what);
     return -1;
 }
 

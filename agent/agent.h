@@ -70,6 +70,8 @@ typedef struct hp_agent {
     hu_map trace_index; /* frames hash -> first trace */
     vec sites;          /* sites.c: hp_site */
     hu_map site_index;  /* (class, trace, size) hash -> first site */
+    vec mons;           /* monitors.c: contention per (trace, class) */
+    hu_map mon_index;   /* (trace, class) hash -> first row */
     uint32_t next_thread_serial;
     /* sampled allocations: interval in bytes, 0 = every allocation */
     uint64_t sample_bytes;

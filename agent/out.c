@@ -22,8 +22,10 @@
 #include "hprof/hprof_format.h"
 #include "hprof/hw_writer.h"
 #include "jx.h"
+#include "monitors.h"
 #include "names.h"
 #include "sampler.h"
+#include "timing.h"
 #include "traces.h"
 
 #define OUT_TXT_FLUSH (64u * 1024u)
@@ -128,8 +130,34 @@ static const char out_legend[] =
     "      running total; rows below the cutoff are left out. Counts are\n"
     "      exact unless the section says they are estimated (sample=BYTES).\n"
     "\n"
-    "  Sections CPU SAMPLES, CPU TIME, MONITOR DUMP, MONITOR TIME, HEAP DUMP:\n"
-    "      written with cpu=..., monitor=y and heap=dump respectively.\n";
+    "  Section CPU SAMPLES (cpu=samples):\n"
+    "      where the threads that really ran (their CPU clock advanced) were\n"
+    "      seen, sampled every `interval` ms: the hits of each trace, its\n"
+    "      share and the running total, and the trace's top method.\n"
+    "\n"
+    "  Section CPU TIME (cpu=times):\n"
+    "      every completed call of a method, counted exactly, by trace:\n"
+    "      `count` is the number of calls, `self` the trace's share of all\n"
+    "      self time (time in the method minus time in its callees); the\n"
+    "      two figures in brackets are the self and total ms. Times are\n"
+    "      elapsed time (a monotonic clock), so time a method spends blocked\n"
+    "      or sleeping counts as its own.\n"
+    "\n"
+    "  Sections MONITOR DUMP and MONITOR TIME, lines WAIT: and WAITED:\n"
+    "  (monitor=y):\n"
+    "      MONITOR DUMP lists every thread's state (R runnable, CW waiting,\n"
+    "      MW blocked entering a monitor, SL sleeping; prefixes S| suspended,\n"
+    "      intr| interrupted, native| in native code) and every monitor that\n"
+    "      is owned or waited for. MONITOR TIME ranks contention (a thread\n"
+    "      blocked entering a monitor someone else held) by trace and monitor\n"
+    "      class: the count of such waits and their share of all the time\n"
+    "      spent blocked. WAIT: and WAITED: lines follow Object.wait calls\n"
+    "      (timeout and time waited in ms).\n"
+    "\n"
+    "  Section HEAP DUMP: written with heap=dump.\n"
+    "\n"
+    "  CPU SAMPLES, CPU TIME and MONITOR TIME cover the time since the\n"
+    "  previous dump; SITES are cumulative.\n";
 
 /* Every public entry: takes out_lock and returns the output, or NULL (lock
  * not held) when there is none or it was closed (a late callback or dump
@@ -219,6 +247,8 @@ int out_open(void)
         hp_error("cannot start the text output %s: %s", g_hp.outname, strerror(err));
         return -1;
     }
+    if (g_hp.o.cpu == OPTS_CPU_OLD)
+        return 0; /* the old prof layout has no header, as in the original */
     char when[64];
     out_ctime(when, sizeof when);
     out_printf(o, "JAVA PROFILE 1.0.1, created %s\n\n", when);
@@ -328,7 +358,7 @@ void out_thread_start(uint32_t serial, uint64_t obj, const char *name, const cha
             obj = 0;
         hw_start_thread(o->w, serial, obj, HP_TRACE_SERIAL0, n, gname, pname);
         out_report_writer(o);
-    } else if (o->buf) {
+    } else if (o->buf && g_hp.o.cpu != OPTS_CPU_OLD) {
         out_printf(o, "THREAD START (obj=%llx, id = %u, name=\"%s\", group=\"%s\")\n",
                    (unsigned long long)obj, serial, name ? name : "", group ? group : "");
     }
@@ -343,7 +373,7 @@ void out_thread_end(uint32_t serial)
     if (o->w) {
         hw_end_thread(o->w, serial);
         out_report_writer(o);
-    } else if (o->buf) {
+    } else if (o->buf && g_hp.o.cpu != OPTS_CPU_OLD) {
         out_printf(o, "THREAD END (id = %u)\n", serial);
     }
     out_end();
@@ -521,6 +551,13 @@ void out_sites(hp_site_row *rows, uint32_t n, const uint64_t tot[4], const out_s
     out_end();
 }
 
+/* The top frame of a trace as class.method (its text up to the '('). */
+static void out_top_method(const hp_trace *t, const char **s, int *len)
+{
+    *s = t->nframes ? frame_at(t->frame[0])->text : "<empty trace>";
+    *len = (int)strcspn(*s, "(");
+}
+
 void out_cpu_samples(const hp_cpu_row *rows, uint32_t n, uint64_t total, double cutoff)
 {
     uint32_t keep = 0;
@@ -554,9 +591,9 @@ void out_cpu_samples(const hp_cpu_row *rows, uint32_t n, uint64_t total, double 
             const hp_trace *t = rows[i].trace;
             double self = 100.0 * (double)rows[i].count / (double)total;
             accum += self;
-            /* the top frame as class.method: its text up to the '(' */
-            const char *top = t->nframes ? frame_at(t->frame[0])->text : "<empty trace>";
-            int mlen = (int)strcspn(top, "(");
+            const char *top;
+            int mlen;
+            out_top_method(t, &top, &mlen);
             out_printf(o, "%4u %5.2f%% %5.2f%% %7llu %5u %.*s\n", i + 1, self, accum,
                        (unsigned long long)rows[i].count, t->serial, mlen, top);
         }
@@ -578,5 +615,172 @@ void out_heap_summary(const uint64_t tot[4])
                    (unsigned long long)tot[0], (unsigned long long)tot[1],
                    (unsigned long long)tot[2], (unsigned long long)tot[3]);
     }
+    out_end();
+}
+
+void out_cpu_times(const hp_time_row *rows, uint32_t n, uint64_t total_ns, double cutoff)
+{
+    uint32_t keep = 0;
+    for (; keep < n; keep++)
+        if (!total_ns || (double)rows[keep].self_ns / (double)total_ns < cutoff)
+            break;
+    hp_out *o = out_begin();
+    if (!o)
+        return;
+    if (o->buf) {
+        for (uint32_t i = 0; i < keep; i++)
+            out_trace_locked(o, rows[i].trace);
+        char when[64];
+        out_ctime(when, sizeof when);
+        out_printf(o, "CPU TIME (ms) BEGIN (total = %llu) %s\n",
+                   (unsigned long long)(total_ns / 1000000), when);
+        if (keep)
+            out_printf(o, "rank   self  accum   count trace method [self ms / total ms]\n");
+        double accum = 0;
+        for (uint32_t i = 0; i < keep; i++) {
+            const hp_trace *t = rows[i].trace;
+            double self = 100.0 * (double)rows[i].self_ns / (double)total_ns;
+            accum += self;
+            const char *top;
+            int mlen;
+            out_top_method(t, &top, &mlen);
+            out_printf(o, "%4u %5.2f%% %5.2f%% %7llu %5u %.*s [%.3f / %.3f]\n", i + 1, self, accum,
+                       (unsigned long long)rows[i].calls, t->serial, mlen, top,
+                       (double)rows[i].self_ns / 1e6, (double)rows[i].total_ns / 1e6);
+        }
+        out_printf(o, "CPU TIME (ms) END\n");
+    }
+    out_end();
+}
+
+static int out_old_cmp(const void *a, const void *b)
+{
+    const hp_time_row *x = a, *y = b;
+    if (x->calls != y->calls)
+        return x->calls < y->calls ? 1 : -1;
+    return x->trace->serial < y->trace->serial ? -1 : x->trace->serial > y->trace->serial;
+}
+
+/* "class.method+signature" of frame i of t, or `none`. */
+static void out_old_frame(const hp_trace *t, uint32_t i, const char *none, char *buf, size_t n)
+{
+    if (i >= t->nframes) {
+        snprintf(buf, n, "%s", none);
+        return;
+    }
+    const hp_frame *f = frame_at(t->frame[i]);
+    int mlen = (int)strcspn(f->text, "(");
+    snprintf(buf, n, "%.*s%s", mlen, f->text, str_get(f->method_sig)->s);
+}
+
+void out_cpu_old(hp_time_row *rows, uint32_t n)
+{
+    qsort(rows, n, sizeof *rows, out_old_cmp);
+    hp_out *o = out_begin();
+    if (!o)
+        return;
+    if (o->buf) {
+        out_printf(o, "count callee caller time\n");
+        for (uint32_t i = 0; i < n; i++) {
+            char callee[1024], caller[1024];
+            out_old_frame(rows[i].trace, 0, "<unknown callee>", callee, sizeof callee);
+            out_old_frame(rows[i].trace, 1, "<unknown caller>", caller, sizeof caller);
+            out_printf(o, "%llu %s %s %llu\n", (unsigned long long)rows[i].calls, callee, caller,
+                       (unsigned long long)(rows[i].total_ns / 1000000));
+        }
+    }
+    out_end();
+}
+
+void out_monitor_dump(const hp_mon_dump *d)
+{
+    hp_out *o = out_begin();
+    if (!o)
+        return;
+    if (o->buf) {
+        for (uint32_t i = 0; i < d->nthreads; i++)
+            out_trace_locked(o, d->threads[i].trace);
+        out_printf(o, "MONITOR DUMP BEGIN\n");
+        for (uint32_t i = 0; i < d->nthreads; i++)
+            out_printf(o, "    THREAD %u, trace %u, status: %s\n", d->threads[i].serial,
+                       d->threads[i].trace->serial, d->threads[i].status);
+        for (uint32_t i = 0; i < d->nmons; i++) {
+            const hp_mon_info *m = &d->mons[i];
+            if (!m->owner) {
+                out_printf(o, "    MONITOR %s unowned\n", m->sig);
+            } else {
+                out_printf(o, "    MONITOR %s\n", m->sig);
+                out_printf(o, "\towner: thread %u, entry count: %d\n", m->owner, (int)m->entry_count);
+            }
+            if (m->nwait) {
+                out_printf(o, "\twaiting to enter:");
+                for (uint32_t k = 0; k < m->nwait; k++)
+                    out_printf(o, "%s thread %u", k ? "," : "", m->wait[k]);
+                out_printf(o, "\n");
+            }
+            if (m->nnotify) {
+                out_printf(o, "\twaiting to be notified:");
+                for (uint32_t k = 0; k < m->nnotify; k++)
+                    out_printf(o, "%s thread %u", k ? "," : "", m->notify[k]);
+                out_printf(o, "\n");
+            }
+        }
+        out_printf(o, "MONITOR DUMP END\n");
+    }
+    out_end();
+}
+
+void out_monitor_time(const hp_mon_row *rows, uint32_t n, uint64_t total_ns, double cutoff)
+{
+    if (n == 0)
+        return; /* no contention since the last dump: nothing to rank */
+    uint32_t keep = 0;
+    for (; keep < n; keep++)
+        if (total_ns && (double)rows[keep].time_ns / (double)total_ns < cutoff)
+            break;
+    hp_out *o = out_begin();
+    if (!o)
+        return;
+    if (o->buf) {
+        for (uint32_t i = 0; i < keep; i++)
+            out_trace_locked(o, rows[i].trace);
+        char when[64];
+        out_ctime(when, sizeof when);
+        out_printf(o, "MONITOR TIME BEGIN (total = %llu ms) %s\n",
+                   (unsigned long long)(total_ns / 1000000), when);
+        if (keep)
+            out_printf(o, "rank   self  accum   count trace monitor\n");
+        double accum = 0;
+        for (uint32_t i = 0; i < keep; i++) {
+            double self = total_ns ? 100.0 * (double)rows[i].time_ns / (double)total_ns : 0.0;
+            accum += self;
+            out_printf(o, "%4u %5.2f%% %5.2f%% %7llu %5u %s (Java)\n", i + 1, self, accum,
+                       (unsigned long long)rows[i].count, rows[i].trace->serial,
+                       rows[i].cls ? rows[i].cls->name_java : "<unknown class>");
+        }
+        out_printf(o, "MONITOR TIME END\n");
+    }
+    out_end();
+}
+
+void out_monitor_wait(const char *sig, int64_t timeout_ms, uint32_t thread_serial)
+{
+    hp_out *o = out_begin();
+    if (!o)
+        return;
+    if (o->buf)
+        out_printf(o, "WAIT: MONITOR %s, timeout=%lld, thread %u\n", sig, (long long)timeout_ms,
+                   thread_serial);
+    out_end();
+}
+
+void out_monitor_waited(const char *sig, int64_t waited_ms, uint32_t thread_serial)
+{
+    hp_out *o = out_begin();
+    if (!o)
+        return;
+    if (o->buf)
+        out_printf(o, "WAITED: MONITOR %s, time_waited=%lld, thread %u\n", sig, (long long)waited_ms,
+                   thread_serial);
     out_end();
 }

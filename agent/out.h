@@ -44,6 +44,21 @@ struct hp_cpu_row;
  * rows below `cutoff` of the total left out. */
 void out_cpu_samples(const struct hp_cpu_row *rows, uint32_t n, uint64_t total, double cutoff);
 
+struct hp_time_row;
+/* cpu=times: CPU TIME (ms) BEGIN ... END, ordered by self time, with the
+ * original's columns followed by each trace's self and total ms. */
+void out_cpu_times(const struct hp_time_row *rows, uint32_t n, uint64_t total_ns, double cutoff);
+/* cpu=old: "count callee caller time" lines, by calls. */
+void out_cpu_old(struct hp_time_row *rows, uint32_t n);
+
+struct hp_mon_row;
+struct hp_mon_dump;
+/* monitor=y (text only): MONITOR DUMP, MONITOR TIME, WAIT: and WAITED:. */
+void out_monitor_dump(const struct hp_mon_dump *d);
+void out_monitor_time(const struct hp_mon_row *rows, uint32_t n, uint64_t total_ns, double cutoff);
+void out_monitor_wait(const char *sig, int64_t timeout_ms, uint32_t thread_serial);
+void out_monitor_waited(const char *sig, int64_t waited_ms, uint32_t thread_serial);
+
 /* HEAP SUMMARY: the socket command (a later issue) asks for it. */
 void out_heap_summary(const uint64_t tot[4]);
 

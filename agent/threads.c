@@ -9,6 +9,7 @@
 #include "agent.h"
 #include "jx.h"
 #include "out.h"
+#include "timing.h"
 
 hp_thread *thr_get(jvmtiEnv *j, JNIEnv *env, jthread t)
 {
@@ -52,6 +53,10 @@ void thr_end(jvmtiEnv *j, JNIEnv *env, jthread t)
     if (!th || th->ended)
         return;
     th->ended = 1;
+    /* ThreadEnd runs on the thread after its last Java code: no method
+     * event of it can come after this */
+    tm_stack_free(th->tm);
+    th->tm = NULL;
     out_thread_end(th->serial);
     /* the storage stays: a late event of this thread still finds its serial */
 }

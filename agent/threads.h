@@ -17,6 +17,16 @@ typedef struct hp_thread {
     int64_t cpu_ns;          /* thread CPU time at the previous sample (sampler only) */
     uint8_t cpu_seen;        /* cpu_ns holds a real baseline */
     uint8_t agent;           /* an agent thread: never sampled */
+    struct tm_stack *tm;     /* cpu=times|old shadow stack (the thread's own) */
+    /* monitor=y (the thread's own events): a contended enter under way,
+     * and a wait under way */
+    int64_t mon_enter_ns;
+    struct hp_trace *mon_trace;
+    struct hp_class *mon_cls;
+    int64_t mon_wait_ns;
+    jweak mon_wait_obj;      /* the object of an Object.wait under way
+                              * (set and cleared by the thread, read by a
+                              * dump: under data_lock) */
 } hp_thread;
 
 /* The thread's record, registering it (and writing THREAD START) if new.

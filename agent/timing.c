@@ -1,0 +1,242 @@
+/*
+ * timing.c: cpu=times and cpu=old (see timing.h).
+ *
+ * Owns the shadow stacks (one per thread, touched only by that thread's own
+ * MethodEntry/MethodExit callbacks and freed at its ThreadEnd) and the
+ * per-trace call counters (hp_trace.tm_*: atomics, added by exits, swapped
+ * to zero by a dump). The callbacks take data_lock only when a trace is new
+ * to the thread's cache.
+ */
+#include "timing.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent.h"
+#include "jx.h"
+#include "threads.h"
+#include "traces.h"
+
+#define TM_STACK_MIN 64
+#define TM_STACK_MAX (1u << 20) /* deeper recursion is not followed */
+#define TM_CACHE_SIZE 256       /* per-thread trace cache entries */
+#define TM_MAX_DEPTH 256        /* frames kept in a cpu=times trace (depth=) */
+
+typedef struct tm_frame {
+    jmethodID method;
+    int64_t start_ns;
+    int64_t callee_ns; /* elapsed time of completed callees */
+} tm_frame;
+
+struct tm_stack {
+    tm_frame *f;
+    uint32_t n, cap;
+    uint32_t lost;     /* entries beyond TM_STACK_MAX, not followed */
+    struct {
+        uint64_t key;
+        hp_trace *t;
+    } cache[TM_CACHE_SIZE];
+};
+
+static inline int64_t tm_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The calling thread's shadow stack, created on its first event. */
+static tm_stack *tm_self(jvmtiEnv *j, JNIEnv *env, jthread t)
+{
+    void *p = NULL;
+    hp_thread *th;
+    if ((*j)->GetThreadLocalStorage(j, NULL, &p) == JVMTI_ERROR_NONE && p)
+        th = p;
+    else if (!(th = thr_get(j, env, t)))
+        return NULL;
+    if (th->tm)
+        return th->tm;
+    if (th->ended)
+        return NULL;
+    tm_stack *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    th->tm = s;
+    return s;
+}
+
+void tm_stack_free(tm_stack *s)
+{
+    if (!s)
+        return;
+    free(s->f);
+    free(s);
+}
+
+/* The trace of shadow frames [top-n+1 .. top], innermost first. */
+static hp_trace *tm_trace(jvmtiEnv *j, tm_stack *s, uint32_t top, uint32_t tser)
+{
+    jvmtiFrameInfo fr[TM_MAX_DEPTH];
+    uint32_t depth = g_hp.o.depth < TM_MAX_DEPTH ? g_hp.o.depth : TM_MAX_DEPTH;
+    uint32_t n = 0;
+    for (; n < depth && n <= top; n++) {
+        fr[n].method = s->f[top - n].method;
+        fr[n].location = -1;
+    }
+    uint64_t h = trace_hash(fr, (int)n, tser);
+    uint64_t key = h | 1;
+    uint32_t slot = (uint32_t)(key >> 7) & (TM_CACHE_SIZE - 1);
+    if (s->cache[slot].key == key && trace_equals(s->cache[slot].t, fr, (int)n, tser))
+        return s->cache[slot].t;
+    hp_trace *t = trace_get(j, fr, (int)n, tser, h);
+    if (t) {
+        s->cache[slot].key = key;
+        s->cache[slot].t = t;
+    }
+    return t;
+}
+
+static void JNICALL tm_on_entry(jvmtiEnv *j, JNIEnv *env, jthread thread, jmethodID m)
+{
+    if (hp_enter())
+        return;
+    tm_stack *s = tm_self(j, env, thread);
+    if (!s)
+        goto out;
+    if (s->n == s->cap) {
+        if (s->cap >= TM_STACK_MAX) {
+            s->lost++;
+            goto out;
+        }
+        uint32_t ncap = s->cap ? s->cap * 2 : TM_STACK_MIN;
+        tm_frame *nf = realloc(s->f, sizeof *nf * ncap);
+        if (!nf) {
+            s->lost++;
+            goto out;
+        }
+        s->f = nf;
+        s->cap = ncap;
+    }
+    tm_frame *f = &s->f[s->n++];
+    f->method = m;
+    f->callee_ns = 0;
+    f->start_ns = tm_now_ns(); /* last: the bookkeeping above is not the method's time */
+out:
+    hp_leave();
+}
+
+static void JNICALL tm_on_exit(jvmtiEnv *j, JNIEnv *env, jthread thread, jmethodID m,
+                               jboolean by_exception, jvalue rv)
+{
+    (void)by_exception;
+    (void)rv;
+    int64_t now = tm_now_ns(); /* first, for the same reason */
+    if (hp_enter())
+        return;
+    tm_stack *s = tm_self(j, env, thread);
+    if (!s || s->n == 0)
+        goto out;
+    if (s->lost) { /* an entry we could not push: its exit pops nothing */
+        s->lost--;
+        goto out;
+    }
+    /* the top frame, unless frames were entered before the events were on */
+    uint32_t i = s->n;
+    while (i > 0 && s->f[i - 1].method != m)
+        i--;
+    if (i == 0)
+        goto out;
+    uint32_t tser = 0;
+    if (g_hp.o.thread) {
+        hp_thread *th = thr_get(j, env, thread);
+        tser = th ? th->serial : 0;
+    }
+    /* pops frames down to and including m's (normally just m's) */
+    while (s->n >= i) {
+        uint32_t top = s->n - 1;
+        tm_frame *f = &s->f[top];
+        int64_t total = now - f->start_ns;
+        if (total < 0)
+            total = 0;
+        int64_t self = total - f->callee_ns;
+        if (self < 0)
+            self = 0;
+        hp_trace *t = tm_trace(j, s, top, tser);
+        if (t) {
+            __atomic_fetch_add(&t->tm_calls, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&t->tm_self_ns, (uint64_t)self, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&t->tm_total_ns, (uint64_t)total, __ATOMIC_RELAXED);
+        }
+        s->n--;
+        if (s->n > 0)
+            s->f[s->n - 1].callee_ns += total;
+        if (s->n == 0)
+            break;
+    }
+out:
+    hp_leave();
+}
+
+void tm_capabilities(jvmtiCapabilities *want)
+{
+    want->can_generate_method_entry_events = 1;
+    want->can_generate_method_exit_events = 1;
+}
+
+void tm_callbacks(jvmtiEventCallbacks *cb)
+{
+    cb->MethodEntry = tm_on_entry;
+    cb->MethodExit = tm_on_exit;
+}
+
+int tm_start(jvmtiEnv *j)
+{
+    if (jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_METHOD_ENTRY, NULL),
+                  "SetEventNotificationMode(MethodEntry)") ||
+        jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_METHOD_EXIT, NULL),
+                  "SetEventNotificationMode(MethodExit)"))
+        return -1;
+    return 0;
+}
+
+void tm_stop(jvmtiEnv *j)
+{
+    (*j)->SetEventNotificationMode(j, JVMTI_DISABLE, JVMTI_EVENT_METHOD_ENTRY, NULL);
+    (*j)->SetEventNotificationMode(j, JVMTI_DISABLE, JVMTI_EVENT_METHOD_EXIT, NULL);
+}
+
+static int tm_row_cmp(const void *a, const void *b)
+{
+    const hp_time_row *x = a, *y = b;
+    if (x->self_ns != y->self_ns)
+        return x->self_ns < y->self_ns ? 1 : -1;
+    if (x->calls != y->calls)
+        return x->calls < y->calls ? 1 : -1;
+    return x->trace->serial < y->trace->serial ? -1 : x->trace->serial > y->trace->serial;
+}
+
+hp_time_row *tm_take(uint32_t *n, uint64_t *total_ns)
+{
+    *n = 0;
+    *total_ns = 0;
+    /* under data_lock: traces being created are published before filled */
+    jx_lock(g_hp.jvmti, g_hp.data_lock);
+    uint32_t nt = trace_count();
+    hp_time_row *rows = calloc(nt ? nt : 1, sizeof *rows);
+    for (uint32_t i = 1; rows && i < nt; i++) {
+        hp_trace *t = trace_at(i);
+        uint64_t c = __atomic_exchange_n(&t->tm_calls, 0, __ATOMIC_RELAXED);
+        uint64_t self = __atomic_exchange_n(&t->tm_self_ns, 0, __ATOMIC_RELAXED);
+        uint64_t total = __atomic_exchange_n(&t->tm_total_ns, 0, __ATOMIC_RELAXED);
+        if (!c)
+            continue;
+        rows[*n] = (hp_time_row){.trace = t, .calls = c, .self_ns = self, .total_ns = total};
+        (*n)++;
+        *total_ns += self;
+    }
+    jx_unlock(g_hp.jvmti, g_hp.data_lock);
+    if (rows)
+        qsort(rows, *n, sizeof *rows, tm_row_cmp);
+    return rows;
+}

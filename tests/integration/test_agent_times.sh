@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# test_agent_times.sh: cpu=times, cpu=old and monitor=y on real JVMs (JDK 17
+# and 25, -Xcheck:jni), checked from the TEXT output with awk:
+#  - cpu=times: TimesDemo calls inner() exactly N*K times through
+#    inner <- outer <- main, outer() N times, thrower() T times (each exits
+#    by an exception), sleepy() once (sleeping S ms): the CPU TIME rows of
+#    those traces have exactly those counts, sleepy's total >= S ms; every
+#    line of the section has the layout, ranks run 1..n, rows are ordered by
+#    self time, self <= total, accum is the running sum, the total is the
+#    sum of self times, and each row's method is its trace's top frame;
+#    thread=y keys traces by thread;
+#  - cpu=old: no header, the "count callee caller time" line, and the rows
+#    of inner/outer/thrower with their exact counts, ordered by count;
+#  - monitor=y: MonitorDemo's contenders contend on one lock: MONITOR TIME
+#    has the row of that lock at MonitorDemo.hold (the synchronized line),
+#    with a count between the contended entries the program measured and
+#    all its entries; WAIT:/WAITED: lines of the "waiter" thread with its
+#    timeout and time waited; a SIGQUIT dump during the contention shows,
+#    in MONITOR DUMP, the lock owned by a contender with contenders waiting
+#    to enter, and main waiting to be notified on the Thread it joins.
+#
+# usage: bash test_agent_times.sh HPROF_TOOL PROJECT_DIR WORKDIR AGENT_SO   (run by ctest)
+# Env: HPROF_TEST_JDKS, HPROF_TEST_KEEP_GOING=1 (see agent_lib.sh).
+set -euo pipefail
+
+# shellcheck source=agent_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/agent_lib.sh" "$@"
+
+# time_rows OUT > "rank self accum count trace method selfms totalms" of the last CPU TIME section
+time_rows() {
+    awk '/^CPU TIME \(ms\) BEGIN/ { n = 0; delete r; on = 1; next }
+         /^CPU TIME \(ms\) END$/ { on = 0; next }
+         on && /^ *[0-9]+ / { gsub(/[\[\]\/]/, ""); r[++n] = $1 " " $2 " " $3 " " $4 " " $5 " " $6 " " $7 " " $8 }
+         END { for (i = 1; i <= n; i++) print r[i] }' "$1"
+}
+# calls OUT FRAMES: the count of the CPU TIME row whose trace is exactly FRAMES (| joined)
+calls() {
+    traces "$1" >"$1.traces"
+    time_rows "$1" | awk -v want="$2" -v tf="$1.traces" '
+        BEGIN { FS = "\t"; while ((getline l < tf) > 0) { split(l, a, "\t"); fr[a[1]] = a[3] } FS = " " }
+        fr[$5] == want { print $4; n++ } END { if (!n) print "none" }'
+}
+# the frames of a cpu=times trace have no line (as in the original)
+fr() {
+    echo "TimesDemo.$1(TimesDemo.java:Unknown line)"
+}
+
+compile TimesDemo MonitorDemo
+N=1000 K=7 T=13 S=200
+LC=$(line_of MonitorDemo.java SITE-CONTEND)
+
+for JDK in $FOUND_JDKS; do
+    JAVA=$JDK/bin/java
+    V=$("$JAVA" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')
+    CTX="JDK $V"
+    A="-agentpath:$AGENT"
+    # JDK 17 itself leaks a local ref per MethodExit of a native method
+    # returning an object, and -Xcheck:jni then warns about the native
+    # frame's capacity: reproduced with MethodEntry/Exit callbacks that
+    # return at once; JDK 25 does not. Only that warning is allowed.
+    JRUN_JVM_WARNING=""
+    [ "$V" = 17 ] && JRUN_JVM_WARNING='^WARNING: JNI local refs: [0-9]+, exceeds capacity: 32$'
+
+    step "cpu=times: exact call counts per trace"
+    jrun t$V 0 no "$A=cpu=times,cutoff=0,file=$WORK/t$V.txt" -cp classes TimesDemo $N $K $T $S
+    grep -qx "calls outer=$N inner=$((N * K)) thrower=$T sleepy=1" t$V.out || fail "TimesDemo said: $(cat t$V.out)"
+    expect_eq "inner <- outer <- main calls" $((N * K)) "$(calls t$V.txt "$(fr inner)|$(fr outer)|$(fr main)")"
+    expect_eq "outer <- main calls" $N "$(calls t$V.txt "$(fr outer)|$(fr main)")"
+    expect_eq "thrower <- main calls (exits by exception)" $T "$(calls t$V.txt "$(fr thrower)|$(fr main)")"
+    expect_eq "sleepy <- main calls" 1 "$(calls t$V.txt "$(fr sleepy)|$(fr main)")"
+    sleepy_total=$(traces t$V.txt | awk -F '\t' -v w="$(fr sleepy)|$(fr main)" '$3 == w { print $1 }' |
+        while read -r tr; do time_rows t$V.txt | awk -v t="$tr" '$5 == t { print $8 }'; done)
+    awk -v t="$sleepy_total" -v s=$S 'BEGIN { exit !(t + 0 >= s && t + 0 < 10 * s) }' ||
+        fail "sleepy's total time $sleepy_total ms, expected >= $S ms"
+    echo "   ok: inner $((N * K)), outer $N, thrower $T, sleepy 1 call of $sleepy_total ms"
+
+    step "cpu=times: the CPU TIME layout, line by line"
+    awk '
+        /^CPU TIME \(ms\) BEGIN/ { on = 1; n = 0
+            if ($0 !~ /^CPU TIME \(ms\) BEGIN \(total = [0-9]+\) [A-Z][a-z][a-z] [A-Z][a-z][a-z] [ 0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9] [0-9][0-9][0-9][0-9]$/) { print "bad BEGIN: " $0; bad = 1 }
+            total = $7; sub(/\)/, "", total); next }
+        on && /^rank/ { if ($0 != "rank   self  accum   count trace method [self ms / total ms]") { print "bad header: " $0; bad = 1 } next }
+        on && /^CPU TIME \(ms\) END$/ { on = 0
+            if (n == 0) { print "no rows"; bad = 1 }
+            if (sum - total > 1 + 0.001 * n || total - sum > 1 + 0.001 * n) { print "total " total " is not the sum of self times " sum; bad = 1 }
+            next }
+        on { n++
+            if ($0 !~ /^ *[0-9]+ +[0-9]+\.[0-9][0-9]% +[0-9]+\.[0-9][0-9]% +[0-9]+ 3[0-9][0-9][0-9][0-9][0-9]+ [^ ]+ \[[0-9]+\.[0-9][0-9][0-9] \/ [0-9]+\.[0-9][0-9][0-9]\]$/) { print "bad row: " $0; bad = 1 }
+            if ($1 != n) { print "rank " $1 " where " n " was expected"; bad = 1 }
+            self = $7; sub(/\[/, "", self); tot = $9; sub(/\]/, "", tot)
+            if (self + 0 > tot + 0) { print "self above total: " $0; bad = 1 }
+            if (n > 1 && self + 0 > prev + 0.0005) { print "not ordered by self time: " $0; bad = 1 }
+            acc += $2 + 0
+            if ($3 - acc > 0.011 * n + 0.02 || acc - $3 > 0.011 * n + 0.02) { print "accum " $3 " is not the running sum " acc; bad = 1; acc = $3 + 0 }
+            prev = self; sum += self; next }
+        END { exit bad }
+    ' t$V.txt >t$V.layout || fail "CPU TIME layout: $(head -5 t$V.layout)"
+    traces t$V.txt >t$V.tr
+    time_rows t$V.txt | awk 'NR <= 50' | while read -r _ _ _ _ tr meth _ _; do
+        top=$(awk -F '\t' -v t="$tr" '$1 == t { split($3, f, "|"); sub(/\(.*/, "", f[1]); print f[1] }' t$V.tr)
+        [ "$top" = "$meth" ] || fail "row of trace $tr says '$meth', its top frame is '$top'"
+    done
+    echo "   ok: $(time_rows t$V.txt | wc -l) rows"
+
+    step "cpu=times with thread=y"
+    jrun y$V 0 no "$A=cpu=times,thread=y,cutoff=0,file=$WORK/y$V.txt" -cp classes TimesDemo 10 2 1 1
+    main_ser=$(grep -m1 'name="main"' y$V.txt | sed -E 's/.*id = ([0-9]+),.*/\1/')
+    tr=$(traces y$V.txt | awk -F '\t' -v w="$(fr inner)|$(fr outer)|$(fr main)" '$3 == w { print $1 " " $2 }')
+    expect_eq "thread of the inner trace" "$main_ser" "$(echo "$tr" | awk '{print $2}')"
+
+    step "cpu=old: the old prof layout"
+    jrun o$V 0 no "$A=cpu=old,file=$WORK/o$V.txt" -cp classes TimesDemo $N $K $T $S
+    expect_eq "first line" "count callee caller time" "$(head -1 o$V.txt)"
+    grep -qE '^(JAVA PROFILE|THREAD (START|END)|TRACE )' o$V.txt && fail "cpu=old wrote a header, THREAD or TRACE lines"
+    for want in "$((N * K)) TimesDemo.inner(I)I TimesDemo.outer(I)V" \
+                "$N TimesDemo.outer(I)V TimesDemo.main([Ljava/lang/String;)V" \
+                "$T TimesDemo.thrower(I)V TimesDemo.main([Ljava/lang/String;)V"; do
+        grep -qE "^$(printf '%s' "$want" | sed 's/[][().$]/\\&/g') [0-9]+$" o$V.txt || fail "cpu=old: no line '$want <ms>'"
+    done
+    sl=$(grep -E '^1 TimesDemo\.sleepy\(J\)V TimesDemo\.main' o$V.txt | awk '{print $4}')
+    [ -n "$sl" ] && [ "$sl" -ge $S ] || fail "cpu=old: sleepy's time '$sl' ms, expected >= $S"
+    tail -n +2 o$V.txt | sed 's/<unknown caller>/-/; s/<unknown callee>/-/' | awk 'NF != 4 || $1 !~ /^[0-9]+$/ || $4 !~ /^[0-9]+$/ { print "bad line: " $0; exit 1 }
+                              NR > 1 && $1 > prev { print "not ordered by count: " $0; exit 1 } { prev = $1 }' >o$V.layout ||
+        fail "cpu=old lines: $(cat o$V.layout)"
+    echo "   ok: $(($(wc -l <o$V.txt) - 1)) lines, inner/outer/thrower/sleepy exact"
+
+    JRUN_JVM_WARNING=""
+    step "monitor=y: MONITOR TIME of N threads contending on one lock"
+    jrun m$V 0 no "$A=monitor=y,file=$WORK/m$V.txt" -cp classes MonitorDemo 4 10 5 100
+    slow=$(sed -n 's/^contended >= \([0-9]*\)$/\1/p' m$V.out)
+    [ -n "$slow" ] && [ "$slow" -ge 10 ] || fail "MonitorDemo measured too little contention: '$(cat m$V.out)'"
+    awk '
+        /^MONITOR TIME BEGIN/ { on = 1; n = 0
+            if ($0 !~ /^MONITOR TIME BEGIN \(total = [0-9]+ ms\) [A-Z][a-z][a-z] [A-Z][a-z][a-z] [ 0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9] [0-9][0-9][0-9][0-9]$/) { print "bad BEGIN: " $0; bad = 1 } next }
+        on && /^rank/ { if ($0 != "rank   self  accum   count trace monitor") { print "bad header: " $0; bad = 1 } next }
+        on && /^MONITOR TIME END$/ { on = 0; next }
+        on { n++
+            if ($0 !~ /^ *[0-9]+ +[0-9]+\.[0-9][0-9]% +[0-9]+\.[0-9][0-9]% +[0-9]+ 3[0-9][0-9][0-9][0-9][0-9]+ [^ ]+ \(Java\)$/) { print "bad row: " $0; bad = 1 }
+            if ($1 != n) { print "rank " $1 " where " n " was expected"; bad = 1 } }
+        END { exit bad }
+    ' m$V.txt >m$V.layout || fail "MONITOR TIME layout: $(head -5 m$V.layout)"
+    traces m$V.txt >m$V.tr
+    row=$(awk '/^MONITOR TIME BEGIN/ { on = 1; next } /^MONITOR TIME END/ { on = 0 } on && $6 == "MonitorDemo$Lock" { print $4, $5 }' m$V.txt)
+    [ -n "$row" ] || fail "no MONITOR TIME row for MonitorDemo\$Lock: $(sed -n '/^MONITOR TIME BEGIN/,/^MONITOR TIME END/p' m$V.txt)"
+    cnt=${row% *} tr=${row#* }
+    top=$(awk -F '\t' -v t="$tr" '$1 == t { split($3, f, "|"); print f[1] }' m$V.tr)
+    # HotSpot reports a thread blocked in monitorenter at the bytecode after
+    # it (bci 11 here, the next line) once the method is compiled
+    case "$top" in
+        "MonitorDemo.hold(MonitorDemo.java:$LC)" | "MonitorDemo.hold(MonitorDemo.java:$((LC + 1)))") ;;
+        *) fail "contention trace's top frame: expected MonitorDemo.hold at line $LC or $((LC + 1)), found '$top'" ;;
+    esac
+    [ "$cnt" -ge "$slow" ] && [ "$cnt" -le 40 ] ||
+        fail "contended entries $cnt: expected between the $slow the program measured and all 40"
+    echo "   ok: $cnt contended entries (program measured >= $slow) at MonitorDemo.hold:$LC"
+
+    step "monitor=y: WAIT: and WAITED: lines"
+    ws=$(grep -m1 'name="waiter"' m$V.txt | sed -E 's/.*id = ([0-9]+),.*/\1/')
+    [ -n "$ws" ] || fail "no THREAD START for the waiter"
+    grep -qx "WAIT: MONITOR LMonitorDemo\$Lock;, timeout=100, thread $ws" m$V.txt || fail "no WAIT: line of thread $ws"
+    waited=$(sed -n "s/^WAITED: MONITOR LMonitorDemo\\\$Lock;, time_waited=\([0-9]*\), thread $ws\$/\1/p" m$V.txt)
+    [ -n "$waited" ] && [ "$waited" -ge 90 ] && [ "$waited" -lt 2000 ] || fail "WAITED time '$waited' ms for a 100 ms wait"
+    echo "   ok: waiter $ws waited $waited ms"
+
+    step "monitor=y: MONITOR DUMP during the contention (SIGQUIT)"
+    rm -f q$V.txt
+    timeout 120 "$JAVA" -Xcheck:jni "$A=monitor=y,file=$WORK/q$V.txt" -cp classes MonitorDemo 4 40 20 100 >q$V.out 2>q$V.err &
+    pid=$!
+    for _ in $(seq 1 100); do
+        grep -q '^contending$' q$V.out 2>/dev/null && break
+        sleep 0.1
+    done
+    sleep 0.3
+    kill -QUIT $pid
+    wait $pid || fail "MonitorDemo under monitor=y exited $?: $(head -5 q$V.err)"
+    awk '/^MONITOR DUMP BEGIN/ { n++ } n == 1' q$V.txt | sed '/^MONITOR DUMP END/q' >q$V.dump
+    grep -q '^MONITOR DUMP END$' q$V.dump || fail "no MONITOR DUMP from the SIGQUIT dump"
+    declare -A status=()
+    while read -r s st; do status[$s]=$st; done < <(sed -nE 's/^    THREAD ([0-9]+), trace 3[0-9]+, status: (.*)$/\1 \2/p' q$V.dump)
+    contenders=$(sed -nE 's/^THREAD START \(obj=[0-9a-f]+, id = ([0-9]+), name="contender-[0-9]+".*/\1/p' q$V.txt | sort | tr '\n' ' ')
+    [ "$(echo $contenders | wc -w)" = 4 ] || fail "expected 4 contender threads, found: $contenders"
+    owner=$(awk '/^    MONITOR LMonitorDemo\$Lock;$/ { getline; print }' q$V.dump | sed -nE 's/^\towner: thread ([0-9]+), entry count: 1$/\1/p')
+    [ -n "$owner" ] && [[ " $contenders" == *" $owner "* ]] || fail "the lock's owner '$owner' is not a contender: $(cat q$V.dump)"
+    waiting=$(awk '/^    MONITOR LMonitorDemo\$Lock;$/ { on = 1; next } /^    MONITOR/ { on = 0 } on && /waiting to enter:/' q$V.dump |
+        sed 's/.*waiting to enter://; s/,//g; s/thread//g')
+    [ "$(echo $waiting | wc -w)" -ge 1 ] || fail "nobody waiting to enter the contended lock: $(cat q$V.dump)"
+    for w in $waiting; do
+        [[ " $contenders" == *" $w "* ]] && [ "$w" != "$owner" ] || fail "thread $w waits to enter but is not another contender"
+    done
+    main_ser=$(grep -m1 'name="main"' q$V.txt | sed -E 's/.*id = ([0-9]+),.*/\1/')
+    expect_eq "main's status (joining)" CW "${status[$main_ser]:-none}"
+    awk -v m="$main_ser" '/^    MONITOR Ljava\/lang\/Thread; unowned$/ { on = 1; next } /^    MONITOR/ { on = 0 }
+                          on && $0 == "\twaiting to be notified: thread " m { f = 1 } END { exit !f }' q$V.dump ||
+        fail "main ($main_ser) not shown waiting to be notified on a Thread: $(cat q$V.dump)"
+    echo "   ok: owner $owner, waiting to enter:$waiting, main $main_ser waits on a Thread"
+    unset status
+done
+
+if [ "$FAILURES" -gt 0 ]; then
+    echo "FAIL: test_agent_times ($FAILURES failure(s))" >&2
+    exit 1
+fi
+echo "PASS: test_agent_times"

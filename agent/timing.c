@@ -97,10 +97,16 @@ static hp_trace *tm_trace(jvmtiEnv *j, tm_stack *s, uint32_t top, uint32_t tser)
     return t;
 }
 
+/* X= (debug) bit 8: the method events return at once, to measure the cost
+ * of the events alone (bench/times_bench.sh) */
+#define TM_X_EVENT_ONLY 8u
+
 static void JNICALL tm_on_entry(jvmtiEnv *j, JNIEnv *env, jthread thread, jmethodID m)
 {
     if (hp_enter())
         return;
+    if (g_hp.o.experiment & TM_X_EVENT_ONLY)
+        goto out;
     tm_stack *s = tm_self(j, env, thread);
     if (!s)
         goto out;
@@ -134,6 +140,8 @@ static void JNICALL tm_on_exit(jvmtiEnv *j, JNIEnv *env, jthread thread, jmethod
     int64_t now = tm_now_ns(); /* first, for the same reason */
     if (hp_enter())
         return;
+    if (g_hp.o.experiment & TM_X_EVENT_ONLY)
+        goto out;
     tm_stack *s = tm_self(j, env, thread);
     if (!s || s->n == 0)
         goto out;

@@ -175,6 +175,13 @@ for JDK in $FOUND_JDKS; do
     wait $pid || fail "MonitorDemo under monitor=y exited $?: $(head -5 q$V.err)"
     awk '/^MONITOR DUMP BEGIN/ { n++ } n == 1' q$V.txt | sed '/^MONITOR DUMP END/q' >q$V.dump
     grep -q '^MONITOR DUMP END$' q$V.dump || fail "no MONITOR DUMP from the SIGQUIT dump"
+    # every line of every MONITOR DUMP, and every WAIT:/WAITED: line
+    awk '/^MONITOR DUMP BEGIN$/ { on = 1; next } /^MONITOR DUMP END$/ { on = 0; next }
+         on && !/^    THREAD 2[0-9]+, trace 3[0-9]+, status: ((S|intr|native)\|)?(ZO|NS|SL|MW|CW|R|UN)$/ &&
+               !/^    MONITOR [^ ]+( unowned)?$/ && !/^\towner: thread 2[0-9]+, entry count: [0-9]+$/ &&
+               !/^\twaiting to (enter|be notified): thread 2[0-9]+(, thread 2[0-9]+)*$/ { print "bad line: " $0; bad = 1 }
+         /^WAIT/ && !/^WAIT: MONITOR [^ ]+;?, timeout=[0-9]+, thread 2[0-9]+$/ && !/^WAITED: MONITOR [^ ]+, time_waited=[0-9]+, thread 2[0-9]+$/ { print "bad line: " $0; bad = 1 }
+         END { exit bad }' q$V.txt >q$V.layout || fail "MONITOR DUMP / WAIT lines: $(head -5 q$V.layout)"
     declare -A status=()
     while read -r s st; do status[$s]=$st; done < <(sed -nE 's/^    THREAD ([0-9]+), trace 3[0-9]+, status: (.*)$/\1 \2/p' q$V.dump)
     contenders=$(sed -nE 's/^THREAD START \(obj=[0-9a-f]+, id = ([0-9]+), name="contender-[0-9]+".*/\1/p' q$V.txt | sort | tr '\n' ' ')

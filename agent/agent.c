@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "classes.h"
+#include "heapdump.h"
 #include "hprof/hprof_format.h"
 #include "jx.h"
 #include "monitors.h"
@@ -148,6 +149,8 @@ out:
 static void JNICALL hp_on_free(jvmtiEnv *j, jlong tag)
 {
     (void)j;
+    if (HP_TAG_IS_DUMP((uint64_t)tag))
+        return; /* tagged by a heap dump: no site */
     if (HP_TAG_IS_CLASS(tag)) {
         uint32_t idx = (uint32_t)(tag & 0xFFFFFFFFu);
         if (idx && idx < cls_count())
@@ -217,8 +220,9 @@ static void hp_dump(jvmtiEnv *j, const char *why)
         [OPTS_CPU_OLD] = " CPU usage in old prof format",
     };
     jx_lock(j, g_hp.dump_lock);
-    hp_info("Dumping (%s)%s%s%s ...", why, g_hp.o.monitor ? " contended monitor usage" : "",
-            g_hp.o.heap_sites ? " allocation sites" : "", cpu_what[g_hp.o.cpu]);
+    hp_info("Dumping (%s)%s%s%s%s ...", why, g_hp.o.monitor ? " contended monitor usage" : "",
+            g_hp.o.heap_dump ? " Java heap" : "", g_hp.o.heap_sites ? " allocation sites" : "",
+            cpu_what[g_hp.o.cpu]);
     if (g_hp.o.monitor) {
         JNIEnv *env = NULL;
         (*g_hp.vm)->GetEnv(g_hp.vm, (void **)&env, JNI_VERSION_1_8);
@@ -237,6 +241,12 @@ static void hp_dump(jvmtiEnv *j, const char *why)
     }
     hp_flush_frees(j);
     hp_write_unloads();
+    if (g_hp.o.heap_dump) {
+        JNIEnv *env = NULL;
+        (*g_hp.vm)->GetEnv(g_hp.vm, (void **)&env, JNI_VERSION_1_8);
+        hd_dump(j, env);
+        hp_flush_frees(j); /* the dump's GC freed objects: sites as of now */
+    }
     if (g_hp.o.heap_sites) {
         uint32_t n = 0;
         uint64_t tot[4];
@@ -472,9 +482,7 @@ static int hp_init_jvmti(jvmtiEnv *j)
 static int hp_check_supported(void)
 {
     const char *what = NULL;
-    if (g_hp.o.heap_dump)
-        what = "heap=dump|all (heap dumps)";
-    else if (g_hp.o.net)
+    if (g_hp.o.net)
         what = "net=host:port";
     if (!what)
         return 0;

@@ -16,7 +16,11 @@
  *
  * Object tags (JVMTI SetTag), 64 bits:
  *   class mirror:   HP_TAG_CLASS | class index          (bit 62 set)
- *   tracked object: site index << 32 | allocation sequence (site index >= 1)
+ *   tracked object: site index << 32 | allocation sequence (site index >= 1,
+ *                   < 2^29)
+ *   other object:   HP_TAG_DUMP | sequence, given by a heap dump (bit 61)
+ * Bit 63 stays clear, so a tag used as an 8-byte HPROF id is positive (Java
+ * readers keep ids in signed longs).
  * An internal site is (class, trace) for instances and (class, trace, size)
  * for arrays, so every site has one object size: ObjectFree, which only
  * gets the tag, finds the site and so the exact bytes freed. Output merges
@@ -36,7 +40,10 @@
 
 #define HP_TAG_CLASS (1ULL << 62)
 #define HP_TAG_IS_CLASS(t) (((t) & HP_TAG_CLASS) != 0)
-#define HP_TAG_SITE(t) ((uint32_t)((t) >> 32) & 0x3FFFFFFFu)
+#define HP_TAG_DUMP (1ULL << 61) /* objects first met by a heap dump */
+#define HP_TAG_IS_DUMP(t) (((t) & (HP_TAG_CLASS | HP_TAG_DUMP)) == HP_TAG_DUMP)
+#define HP_SITE_BITS 29
+#define HP_TAG_SITE(t) ((uint32_t)((t) >> 32) & ((1u << HP_SITE_BITS) - 1))
 
 /* Serial numbers start where the original agent's did. */
 #define HP_CLASS_SERIAL0 100000u
@@ -73,6 +80,7 @@ typedef struct hp_agent {
     vec mons;           /* monitors.c: contention per (trace, class) */
     hu_map mon_index;   /* (trace, class) hash -> first row */
     uint32_t next_thread_serial;
+    uint64_t dump_seq;  /* heapdump.c: last HP_TAG_DUMP sequence (dump_lock) */
     /* sampled allocations: interval in bytes, 0 = every allocation */
     uint64_t sample_bytes;
     volatile int alloc_on;

@@ -33,7 +33,7 @@ uint32_t cls_count(void)
     return __atomic_load_n(&g_hp.classes.count, __ATOMIC_ACQUIRE);
 }
 
-static int cls_prim_type(char c)
+int cls_prim_type(char c)
 {
     switch (c) {
     case 'Z': return HPROF_TYPE_BOOLEAN;
@@ -75,6 +75,11 @@ int cls_names_of_signature(const char *sig, char **vm, char **java)
     /* VM form: arrays keep their descriptor, plain classes lose L...; */
     if (dims == 0 && elem[0] == 'L' && elen >= 2 && elem[elen - 1] == ';') {
         *vm = strndup(elem + 1, elen - 2);
+        /* a hidden class: JVMTI writes "Foo$$Lambda.0x1234", HotSpot's own
+         * dumper "Foo$$Lambda+0x1234" ('.' is no legal class name char) */
+        for (char *p = *vm; p && *p; p++)
+            if (*p == '.')
+                *p = '+';
     } else {
         *vm = strdup(sig);
     }

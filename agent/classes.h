@@ -19,6 +19,8 @@ typedef struct hp_class {
     uint8_t load_written;   /* LOAD CLASS written (owned by out_lock) */
     uint8_t unloaded;       /* mirror freed (ObjectFree): set at GC time */
     uint8_t unload_written; /* UNLOAD CLASS written (owned by out_lock) */
+    struct hd_layout *layout; /* heap dumps: field layout, computed once
+                               * (heapdump.c, under dump_lock) */
 } hp_class;
 
 int cls_init(void);
@@ -34,6 +36,10 @@ static inline uint64_t cls_object_id(const hp_class *c)
 {
     return (uint64_t)c->index * 8u + 8u;
 }
+/* The HPROF type of a primitive signature character ('I' -> int), 0 for
+ * anything else (references). JVMTI's jvmtiPrimitiveType values are these
+ * characters too. */
+int cls_prim_type(char c);
 /* "Ljava/lang/String;" -> "java/lang/String", "[I" stays; "java.lang.String",
  * "int[]". Both malloc'ed into *vm and *java; returns the array element type. */
 int cls_names_of_signature(const char *sig, char **vm, char **java);

@@ -493,6 +493,9 @@ static int finish(opts *o, const perr *e)
                        "monitor records; use format=a");
     if (o->cpu == OPTS_CPU_OFF && !o->monitor && !o->heap_dump && !o->heap_sites)
         o->heap_dump = o->heap_sites = 1;
+    if (o->id_size == 4 && o->heap_dump && o->heap_sites)
+        return fail(e, "idsize=4 cannot be combined with heap=all: objects tracked for sites "
+                       "carry 64-bit ids; use idsize=8, or heap=dump alone");
     /* The old prof format only ever showed caller and callee. */
     if (o->cpu == OPTS_CPU_OLD)
         o->depth = 2;

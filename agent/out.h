@@ -15,6 +15,7 @@
 
 #include "classes.h"
 #include "sites.h"
+#include "traces.h"
 
 /* Opens the output named g_hp.outname and writes the header. Returns 0 or
  * -1 after printing an HPROF ERROR. */
@@ -58,6 +59,22 @@ void out_monitor_dump(const struct hp_mon_dump *d);
 void out_monitor_time(const struct hp_mon_row *rows, uint32_t n, uint64_t total_ns, double cutoff);
 void out_monitor_wait(const char *sig, int64_t timeout_ms, uint32_t thread_serial);
 void out_monitor_waited(const char *sig, int64_t waited_ms, uint32_t thread_serial);
+
+/* Heap dumps (heapdump.c). out_dump_begin takes out_lock for the whole dump
+ * and returns the output (NULL when there is none or it was closed): the
+ * heap walk's callbacks, which run on the VM thread and may take no lock,
+ * write through it while the dumping thread holds the lock. The other
+ * functions need that lock held; out_dump_end reports a latched error and
+ * releases it. */
+struct hw_writer;
+struct hp_out *out_dump_begin(void);
+struct hw_writer *out_dump_writer(struct hp_out *o); /* the binary writer; NULL for text */
+void out_dump_utf8(struct hp_out *o, uint32_t id);
+void out_dump_load_class(struct hp_out *o, hp_class *c);
+void out_dump_trace(struct hp_out *o, hp_trace *t);
+void out_dump_text(struct hp_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void out_dump_text_bytes(struct hp_out *o, const char *p, size_t n);
+void out_dump_end(struct hp_out *o);
 
 /* HEAP SUMMARY: the socket command (a later issue) asks for it. */
 void out_heap_summary(const uint64_t tot[4]);

@@ -55,8 +55,8 @@ hp_site *site_get(jvmtiEnv *j, hp_class *c, hp_trace *t, uint64_t size)
     }
     if (!s) {
         uint32_t idx = vec_push(&g_hp.sites);
-        /* site indices live in 30 bits of a tag */
-        if (idx && idx < (1u << 30) && hu_map_put(&g_hp.site_index, key, idx) == 0) {
+        /* site indices live in HP_SITE_BITS bits of a tag */
+        if (idx && idx < (1u << HP_SITE_BITS) && hu_map_put(&g_hp.site_index, key, idx) == 0) {
             s = site_at(idx);
             s->index = idx;
             s->next = first;

@@ -22,6 +22,11 @@
  *   --total-instances N    sum of the instance counts of all classes
  *   --check-refs           every non-null reference in an instance field or a
  *                          static field resolves to an object or a class
+ *   --heapdemo N:M         the heap of demo-java/HeapDemo.java run with N items
+ *                          and M sub-items: every field value of every Item and
+ *                          SubItem, the statics, the arrays of every type, the
+ *                          trailing nulls of ITEMS, and the 3 Markers held by
+ *                          JAVA FRAME roots of the thread "parked-holder"
  * Prints each check; exits 1 on the first failing expectation set (all
  * checks still run), 2 on usage errors.
  */
@@ -46,6 +51,7 @@ import org.graalvm.visualvm.lib.jfluid.heap.HeapFactory;
 import org.graalvm.visualvm.lib.jfluid.heap.HeapSummary;
 import org.graalvm.visualvm.lib.jfluid.heap.Instance;
 import org.graalvm.visualvm.lib.jfluid.heap.JavaClass;
+import org.graalvm.visualvm.lib.jfluid.heap.JavaFrameGCRoot;
 import org.graalvm.visualvm.lib.jfluid.heap.ObjectArrayInstance;
 import org.graalvm.visualvm.lib.jfluid.heap.ObjectFieldValue;
 import org.graalvm.visualvm.lib.jfluid.heap.PrimitiveArrayInstance;
@@ -159,6 +165,218 @@ public class VvmCheck {
         return v == null || v.equals("0") || v.equals("null");
     }
 
+    private static boolean eq(Object got, Object want) {
+        if (got instanceof Number && want instanceof Number) {
+            if (got instanceof Float || got instanceof Double || want instanceof Float || want instanceof Double) {
+                return ((Number) got).doubleValue() == ((Number) want).doubleValue();
+            }
+            return ((Number) got).longValue() == ((Number) want).longValue();
+        }
+        return String.valueOf(got).equals(String.valueOf(want));
+    }
+
+    /* Checks one field; returns 1 on a mismatch (and remembers the first). */
+    private static String firstBad;
+
+    private static int field(Instance in, String f, Object want, String who) {
+        Object got = in.getValueOfField(f);
+        if (got instanceof Instance && want instanceof String) {
+            got = stringValue((Instance) got);
+        }
+        if (eq(got, want)) {
+            return 0;
+        }
+        if (firstBad == null) {
+            firstBad = who + "." + f + " = " + got + ", expected " + want;
+        }
+        return 1;
+    }
+
+    /* What HeapDemo.item(it, i) set. */
+    private static int itemFields(Instance in, int i, String who) {
+        int bad = 0;
+        bad += field(in, "z", i % 2 == 0, who);
+        bad += field(in, "b", (byte) i, who);
+        bad += field(in, "c", (char) ('A' + i % 26), who);
+        bad += field(in, "s", (short) -i, who);
+        bad += field(in, "i", i * 1000, who);
+        bad += field(in, "j", i * 1_000_000_007L, who);
+        bad += field(in, "f", i + 0.5f, who);
+        bad += field(in, "d", i * 0.25, who);
+        bad += field(in, "name", "item-" + i, who);
+        return bad;
+    }
+
+    private static void heapDemo(Heap heap, Collection<GCRoot> roots, int n, int m) {
+        JavaClass ic = heap.getJavaClassByName("HeapDemo$Item");
+        JavaClass sc = heap.getJavaClassByName("HeapDemo$SubItem");
+        JavaClass hc = heap.getJavaClassByName("HeapDemo");
+        if (ic == null || sc == null || hc == null) {
+            check(false, "HeapDemo classes present");
+            return;
+        }
+        check(ic.getInstancesCount() == n && sc.getInstancesCount() == m,
+                "HeapDemo$Item: " + ic.getInstancesCount() + " instances, SubItem: " + sc.getInstancesCount()
+                        + "; expected " + n + ", " + m);
+        firstBad = null;
+        int bad = 0;
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        for (Instance in : ic.getInstances()) {
+            Object iv = in.getValueOfField("i");
+            int i = iv instanceof Number ? ((Number) iv).intValue() / 1000 : -1;
+            String who = "Item#" + i;
+            if (i < 0 || i >= n || !seen.add(i)) {
+                bad++;
+                if (firstBad == null) {
+                    firstBad = who + ": field i = " + iv + " is not a distinct item index";
+                }
+                continue;
+            }
+            bad += itemFields(in, i, who);
+            Object next = in.getValueOfField("next");
+            Object want = i + 1 < n ? (Object) ((i + 1) * 1000) : null;
+            Object got = next instanceof Instance ? ((Instance) next).getValueOfField("i") : next;
+            if (!(want == null ? got == null : eq(got, want))) {
+                bad++;
+                if (firstBad == null) {
+                    firstBad = who + ".next.i = " + got + ", expected " + want;
+                }
+            }
+        }
+        seen.clear();
+        for (Instance in : sc.getInstances()) {
+            Object ev = in.getValueOfField("extra");
+            int i = ev instanceof Number ? -((Number) ev).intValue() : -1;
+            String who = "SubItem#" + i;
+            if (i < 0 || i >= m || !seen.add(i)) {
+                bad++;
+                if (firstBad == null) {
+                    firstBad = who + ": field extra = " + ev + " is not a distinct index";
+                }
+                continue;
+            }
+            bad += itemFields(in, i, who);
+            Object peer = in.getValueOfField("peer");
+            Object pi = peer instanceof Instance ? ((Instance) peer).getValueOfField("i") : null;
+            if (!eq(pi, i * 1000)) {
+                bad++;
+                if (firstBad == null) {
+                    firstBad = who + ".peer.i = " + pi + ", expected " + i * 1000;
+                }
+            }
+        }
+        check(bad == 0, "every field of " + n + " Items and " + m + " SubItems"
+                + (bad > 0 ? ": " + bad + " wrong, first " + firstBad : ""));
+        firstBad = null;
+        bad = 0;
+        Object[][] statics = {{"sInt", 424242}, {"sLong", -7L}, {"sChar", 'Q'}, {"sDouble", 2.5}, {"sBool", true}};
+        for (Object[] st : statics) {
+            Object got = hc.getValueOfStaticField((String) st[0]);
+            if (!eq(got, st[1])) {
+                bad++;
+                if (firstBad == null) {
+                    firstBad = "HeapDemo." + st[0] + " = " + got + ", expected " + st[1];
+                }
+            }
+        }
+        Object ss = hc.getValueOfStaticField("sStr");
+        String sv = ss instanceof Instance ? stringValue((Instance) ss) : null;
+        if (!"static-string".equals(sv)) {
+            bad++;
+            if (firstBad == null) {
+                firstBad = "HeapDemo.sStr = " + sv;
+            }
+        }
+        check(bad == 0, "the static fields of HeapDemo" + (bad > 0 ? ": first wrong " + firstBad : ""));
+        Object items = hc.getValueOfStaticField("ITEMS");
+        if (items instanceof ObjectArrayInstance) {
+            ObjectArrayInstance arr = (ObjectArrayInstance) items;
+            List<Instance> vals = arr.getValues();
+            int nn = 0, trailing = 0;
+            for (int k = 0; k < vals.size(); k++) {
+                if (vals.get(k) != null) {
+                    nn++;
+                } else if (k >= n) {
+                    trailing++;
+                }
+            }
+            check(arr.getLength() == n + 5 && nn == n && trailing == 5, "ITEMS: length " + arr.getLength() + ", "
+                    + nn + " non-null, " + trailing + " trailing nulls; expected " + (n + 5) + ", " + n + ", 5");
+        } else {
+            check(false, "HeapDemo.ITEMS is an object array (" + items + ")");
+        }
+        String[] arrays = {"ZS", "BS", "CS", "SS", "IS", "JS", "FS", "DS"};
+        firstBad = null;
+        bad = 0;
+        for (int a = 0; a < arrays.length; a++) {
+            Object o = hc.getValueOfStaticField(arrays[a]);
+            if (!(o instanceof PrimitiveArrayInstance) || ((PrimitiveArrayInstance) o).getLength() != 11 + a) {
+                bad++;
+                if (firstBad == null) {
+                    firstBad = "HeapDemo." + arrays[a] + " is not a primitive array of length " + (11 + a);
+                }
+                continue;
+            }
+            List<String> vals = ((PrimitiveArrayInstance) o).getValues();
+            for (int k = 0; k < vals.size(); k++) {
+                int v = k * 3 + 1;
+                String want;
+                switch (arrays[a]) {
+                case "ZS": want = String.valueOf(k % 3 == 0); break;
+                case "BS": want = String.valueOf((byte) v); break;
+                case "CS": want = String.valueOf((char) v); break;
+                case "SS": want = String.valueOf((short) v); break;
+                case "IS": want = String.valueOf(v); break;
+                case "JS": want = String.valueOf((long) v); break;
+                case "FS": want = String.valueOf((float) v); break;
+                default: want = String.valueOf((double) v); break;
+                }
+                if (!want.equals(vals.get(k))) {
+                    bad++;
+                    if (firstBad == null) {
+                        firstBad = "HeapDemo." + arrays[a] + "[" + k + "] = " + vals.get(k) + ", expected " + want;
+                    }
+                }
+            }
+        }
+        Object grid = hc.getValueOfStaticField("GRID");
+        if (grid instanceof ObjectArrayInstance && ((ObjectArrayInstance) grid).getLength() == 3) {
+            List<Instance> rows = ((ObjectArrayInstance) grid).getValues();
+            for (int r = 0; r < 3; r++) {
+                Instance row = rows.get(r);
+                List<String> vals = row instanceof PrimitiveArrayInstance ? ((PrimitiveArrayInstance) row).getValues() : List.of();
+                for (int c = 0; c < 7; c++) {
+                    if (vals.size() != 7 || !String.valueOf(r * 10 + c).equals(vals.get(c))) {
+                        bad++;
+                        if (firstBad == null) {
+                            firstBad = "GRID[" + r + "][" + c + "] = " + (c < vals.size() ? vals.get(c) : "missing");
+                        }
+                    }
+                }
+            }
+        } else {
+            bad++;
+            if (firstBad == null) {
+                firstBad = "HeapDemo.GRID is not an int[3][]";
+            }
+        }
+        check(bad == 0, "the arrays of every primitive type and GRID" + (bad > 0 ? ": first wrong " + firstBad : ""));
+        JavaClass mc = heap.getJavaClassByName("HeapDemo$Marker");
+        int held = 0, markers = mc == null ? 0 : mc.getInstancesCount();
+        for (GCRoot r : roots) {
+            if (r instanceof JavaFrameGCRoot && r.getInstance() != null && mc != null
+                    && r.getInstance().getJavaClass().equals(mc)) {
+                ThreadObjectGCRoot t = ((JavaFrameGCRoot) r).getThreadGCRoot();
+                Object tn = t == null || t.getInstance() == null ? null : t.getInstance().getValueOfField("name");
+                if (tn instanceof Instance && "parked-holder".equals(stringValue((Instance) tn))) {
+                    held++;
+                }
+            }
+        }
+        check(markers == 3 && held >= 3, "HeapDemo$Marker: " + markers + " instances, " + held
+                + " JAVA FRAME roots of thread parked-holder on them; expected 3, >= 3");
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length < 1) {
             usage("missing FILE");
@@ -192,6 +410,11 @@ public class VvmCheck {
             String a = args[i];
             String v = null;
             if (a.startsWith("--") && !a.equals("--check-refs")) {
+                if (a.equals("--heapdemo") && i + 1 < args.length) {
+                    String[] nm = args[++i].split(":");
+                    heapDemo(heap, roots, (int) parseLong(a, nm[0]), (int) parseLong(a, nm[1]));
+                    continue;
+                }
                 if (i + 1 >= args.length) {
                     usage(a + " needs a value");
                 }

@@ -112,6 +112,46 @@ uint64_t *hu_map_get(const hu_map *m, uint64_t key)
     return NULL;
 }
 
+int hu_map_del(hu_map *m, uint64_t key, uint64_t *val)
+{
+    if (key == 0) {
+        if (!m->has_zero)
+            return 0;
+        if (val)
+            *val = m->zero_val;
+        m->has_zero = 0;
+        m->count--;
+        return 1;
+    }
+    if (!m->cap)
+        return 0;
+    size_t mask = m->cap - 1, i = hu_hash(key, mask);
+    while (m->keys[i] && m->keys[i] != key)
+        i = (i + 1) & mask;
+    if (!m->keys[i])
+        return 0;
+    if (val)
+        *val = m->vals[i];
+    /* backward shift: move each later entry of the run that may sit in the
+     * hole (its home slot is not cyclically within (hole, its slot]) */
+    size_t hole = i, j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (!m->keys[j])
+            break;
+        size_t home = hu_hash(m->keys[j], mask);
+        int stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
+        if (stays)
+            continue;
+        m->keys[hole] = m->keys[j];
+        m->vals[hole] = m->vals[j];
+        hole = j;
+    }
+    m->keys[hole] = 0;
+    m->count--;
+    return 1;
+}
+
 int hu_map_next(const hu_map *m, size_t *it, uint64_t *key, uint64_t *val)
 {
     /* position 0 is the zero key, then slots 1..cap */

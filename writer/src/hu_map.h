@@ -31,6 +31,9 @@ uint64_t *hu_map_get(const hu_map *m, uint64_t key);
 /* Inserts `val` if absent; returns the slot either way (NULL on OOM).
  * *inserted tells which. */
 uint64_t *hu_map_upsert(hu_map *m, uint64_t key, uint64_t val, int *inserted);
+/* Removes `key`; returns 1 (and its value in *val, if given) or 0 when
+ * absent. Pointers from get/upsert are invalid afterwards. */
+int hu_map_del(hu_map *m, uint64_t key, uint64_t *val);
 /* Iteration: start with *it = 0; returns 0 at the end. */
 int hu_map_next(const hu_map *m, size_t *it, uint64_t *key, uint64_t *val);
 

@@ -727,6 +727,31 @@ int hw_heap_end(hw_writer *w)
     return 0;
 }
 
+int hw_heap_segment_raw(hw_writer *w, const void *body, uint32_t len)
+{
+    if (w->err)
+        return w->err;
+    if (!w->in_heap || w->opt.heap_mode == HW_HEAP_SINGLE)
+        return hw_fail(w, EINVAL, "hw_heap_segment_raw needs an open segmented heap dump");
+    if (w->in_sub)
+        return hw_fail(w, EINVAL, "hw_heap_segment_raw called inside a sub-record");
+    if (len == 0)
+        return 0;
+    hw_close_segment(w);
+    uint8_t *p = hw_room(w, HW_SEG_HDR);
+    if (!p)
+        return w->err;
+    w->mark = w->len; /* the segment is one unit: all of it or none */
+    w->mark_ok = 1;
+    w->unit_end = w->flushed + w->len + HW_SEG_HDR + len;
+    p[0] = HPROF_TAG_HEAP_DUMP_SEGMENT;
+    hw_be4(p + 1, hw_now_us(w));
+    hw_be4(p + 5, len);
+    w->len += HW_SEG_HDR;
+    w->nsegments++;
+    return hw_put_bytes(w, body, len);
+}
+
 uint64_t hw_heap_segments(const hw_writer *w)
 {
     return w->nsegments;

@@ -186,6 +186,13 @@ HPROF_API int hw_heap_begin(hw_writer *w);
  * segment, only the END (nothing at all in single mode: VisualVM rejects a
  * zero-length record). */
 HPROF_API int hw_heap_end(hw_writer *w);
+/* Appends one HEAP DUMP SEGMENT whose body is `len` bytes of complete
+ * sub-records, encoded by another writer with the same id size: a heap dump
+ * spilled to a temporary file and copied in (the agent writes class dumps
+ * before the objects that a single heap walk finds first). Closes the open
+ * segment first. Segmented mode only (EINVAL otherwise); len 0 writes
+ * nothing. The caller vouches for the body: it is not parsed. */
+HPROF_API int hw_heap_segment_raw(hw_writer *w, const void *body, uint32_t len);
 /* Number of HEAP DUMP SEGMENT records written so far (all dumps). */
 HPROF_API uint64_t hw_heap_segments(const hw_writer *w);
 

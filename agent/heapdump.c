@@ -1,0 +1,904 @@
+/*
+ * heapdump.c: heap=dump|all (see heapdump.h).
+ *
+ * Owns the per-class field layouts (hp_class.layout, built once under
+ * dump_lock and never freed), the dump tag sequence (g_hp.dump_seq) and,
+ * for the length of one dump, the walk state (hd_state).
+ *
+ * The walk's callbacks run on the VM thread inside one VM operation: they
+ * may call no JNI or JVMTI function and take no agent lock (a Java thread
+ * stopped at the safepoint may hold one). They only read tables that are
+ * complete before the walk and write to the output, which the dumping
+ * thread holds (out_dump_begin) for them.
+ *
+ * HotSpot reports an object's references, primitive fields and array
+ * contents together when it visits the object, the class reference first,
+ * and array elements in index order: the walk keeps one "current" object
+ * and emits it when the next one starts. A JVMTI field index counts the
+ * fields of every interface of the class first, then those of each class
+ * from java.lang.Object down, in GetClassFields order, statics included
+ * (the JVMTI spec; checked on JDK 17 and 25).
+ */
+#include "heapdump.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "classes.h"
+#include "hprof/hprof_format.h"
+#include "hprof/hr_reader.h"
+#include "hprof/hw_writer.h"
+#include "jx.h"
+#include "names.h"
+#include "out.h"
+#include "sites.h"
+#include "threads.h"
+#include "traces.h"
+
+#define HD_MAX_FRAMES 1024   /* frames of a thread's stack in a dump */
+#define HD_ACC_STATIC 0x0008 /* JVM access flag of a static field */
+#define HD_MAX_MIRRORS 4096  /* Class objects of no registered class (primitive types) */
+
+enum { HD_NONE, HD_INSTANCE, HD_OBJARRAY, HD_PRIMARRAY, HD_CLASS, HD_DONE };
+
+/* The layout of a class: its own fields (for its CLASS DUMP) and, for its
+ * instances, where each JVMTI field index lands in the INSTANCE DUMP data
+ * (this class's instance fields, then the super's, ...). */
+struct hd_layout {
+    uint8_t kind;         /* HD_INSTANCE, HD_OBJARRAY or HD_PRIMARRAY */
+    uint32_t super;       /* class index of the superclass, 0 if none */
+    uint16_t nown;        /* own fields, in GetClassFields order */
+    uint32_t *own_name;   /* their UTF8 ids */
+    uint8_t *own_type;    /* their HPROF types */
+    uint16_t *own_slot;   /* static: slot among own statics; else instance position */
+    uint8_t *own_static;
+    uint16_t nstatic, ninst;
+    uint32_t own_bytes;   /* own instance data bytes */
+    uint32_t inst_bytes;  /* own + every super's */
+    uint32_t first_idx;   /* JVMTI index of own field 0 */
+    uint32_t nidx;        /* first_idx + nown */
+    int32_t *idx_off;     /* per JVMTI index: byte offset in instance data, or -1 */
+    uint8_t *idx_type;
+};
+typedef struct hd_layout hd_layout;
+
+/* ------------------------------------------------------------- layouts */
+
+static int hd_sig_type(const char *sig)
+{
+    return (sig[0] == 'L' || sig[0] == '[') ? HPROF_TYPE_OBJECT : cls_prim_type(sig[0]);
+}
+
+static hp_class *hd_class(jvmtiEnv *j, jclass k)
+{
+    int is_new = 0;
+    hp_class *c = cls_get(j, k, &is_new);
+    if (c && is_new)
+        out_load_class(c);
+    return c;
+}
+
+static hd_layout *hd_layout_of(jvmtiEnv *j, JNIEnv *env, hp_class *c, jclass k, unsigned idsz);
+
+/* Adds to *n the fields of every interface of k (and of their
+ * superinterfaces) not yet in seen[]. */
+static int hd_interface_fields(jvmtiEnv *j, JNIEnv *env, jclass k, unsigned idsz, uint32_t *seen,
+                               uint32_t *nseen, uint32_t cap, uint32_t *n)
+{
+    jint ni = 0;
+    jclass *is = NULL;
+    if ((*j)->GetImplementedInterfaces(j, k, &ni, &is) != JVMTI_ERROR_NONE)
+        return 0; /* not prepared: no interfaces known, no fields reported */
+    int rc = 0;
+    for (jint i = 0; i < ni && rc == 0; i++) {
+        hp_class *ic = hd_class(j, is[i]);
+        if (!ic) {
+            rc = -1;
+            break;
+        }
+        uint32_t s = 0;
+        while (s < *nseen && seen[s] != ic->index)
+            s++;
+        if (s < *nseen)
+            continue;
+        if (*nseen == cap) {
+            rc = -1;
+            break;
+        }
+        seen[(*nseen)++] = ic->index;
+        hd_layout *il = hd_layout_of(j, env, ic, is[i], idsz);
+        if (!il) {
+            rc = -1;
+            break;
+        }
+        *n += il->nown;
+        rc = hd_interface_fields(j, env, is[i], idsz, seen, nseen, cap, n);
+    }
+    for (jint i = 0; i < ni; i++)
+        (*env)->DeleteLocalRef(env, is[i]);
+    jx_free(j, is);
+    return rc;
+}
+
+static void hd_layout_free(hd_layout *L)
+{
+    if (!L)
+        return;
+    free(L->own_name);
+    free(L->own_type);
+    free(L->own_slot);
+    free(L->own_static);
+    free(L->idx_off);
+    free(L->idx_type);
+    free(L);
+}
+
+#define HD_MAX_INTERFACES 4096
+
+static hd_layout *hd_layout_of(jvmtiEnv *j, JNIEnv *env, hp_class *c, jclass k, unsigned idsz)
+{
+    if (c->layout)
+        return c->layout;
+    if ((*env)->PushLocalFrame(env, 32) != 0)
+        return NULL;
+    hd_layout *L = calloc(1, sizeof *L);
+    jfieldID *fids = NULL;
+    jint nf = 0;
+    uint32_t *seen = NULL;
+    if (!L)
+        goto fail;
+    if (c->array_type) {
+        L->kind = c->array_type == HPROF_TYPE_OBJECT ? HD_OBJARRAY : HD_PRIMARRAY;
+        jclass obj = (*env)->FindClass(env, "java/lang/Object");
+        hp_class *oc = obj ? hd_class(j, obj) : NULL;
+        L->super = oc ? oc->index : 0;
+        goto done;
+    }
+    L->kind = HD_INSTANCE;
+    hd_layout *SL = NULL;
+    jclass sk = (*env)->GetSuperclass(env, k);
+    if (sk) {
+        hp_class *sc = hd_class(j, sk);
+        if (!sc || !(SL = hd_layout_of(j, env, sc, sk, idsz)))
+            goto fail;
+        L->super = sc->index;
+    }
+    if ((*j)->GetClassFields(j, k, &nf, &fids) != JVMTI_ERROR_NONE)
+        nf = 0; /* not prepared yet: no fields to show */
+    if (nf > 0xFFFF)
+        goto fail;
+    L->nown = (uint16_t)nf;
+    size_t n = nf ? (size_t)nf : 1;
+    L->own_name = calloc(n, sizeof *L->own_name);
+    L->own_type = calloc(n, sizeof *L->own_type);
+    L->own_slot = calloc(n, sizeof *L->own_slot);
+    L->own_static = calloc(n, sizeof *L->own_static);
+    if (!L->own_name || !L->own_type || !L->own_slot || !L->own_static)
+        goto fail;
+    for (jint i = 0; i < nf; i++) {
+        char *name = NULL, *sig = NULL;
+        jint mod = 0;
+        if ((*j)->GetFieldName(j, k, fids[i], &name, &sig, NULL) != JVMTI_ERROR_NONE ||
+            (*j)->GetFieldModifiers(j, k, fids[i], &mod) != JVMTI_ERROR_NONE) {
+            jx_free(j, name);
+            jx_free(j, sig);
+            goto fail;
+        }
+        jx_lock(j, g_hp.data_lock);
+        L->own_name[i] = str_intern(name, strlen(name));
+        jx_unlock(j, g_hp.data_lock);
+        L->own_type[i] = (uint8_t)hd_sig_type(sig);
+        jx_free(j, name);
+        jx_free(j, sig);
+        if (!L->own_name[i] || !L->own_type[i])
+            goto fail;
+        if (mod & HD_ACC_STATIC) {
+            L->own_static[i] = 1;
+            L->own_slot[i] = L->nstatic++;
+        } else {
+            L->own_slot[i] = L->ninst++;
+            L->own_bytes += hprof_type_size(L->own_type[i], idsz);
+        }
+    }
+    L->inst_bytes = L->own_bytes + (SL ? SL->inst_bytes : 0);
+    /* JVMTI field indices: interfaces' fields, then each class's from the top */
+    uint32_t nif = 0, nseen = 0;
+    seen = malloc(sizeof *seen * HD_MAX_INTERFACES);
+    if (!seen)
+        goto fail;
+    for (jclass kk = k; kk;) {
+        if (hd_interface_fields(j, env, kk, idsz, seen, &nseen, HD_MAX_INTERFACES, &nif))
+            goto fail;
+        jclass next = (*env)->GetSuperclass(env, kk);
+        if (kk != k)
+            (*env)->DeleteLocalRef(env, kk);
+        kk = next;
+    }
+    uint32_t supers = 0; /* the fields of every superclass */
+    for (hd_layout *p = SL; p; p = p->super ? cls_at(p->super)->layout : NULL)
+        supers += p->nown;
+    L->first_idx = nif + supers;
+    L->nidx = L->first_idx + L->nown;
+    L->idx_off = malloc(sizeof *L->idx_off * (L->nidx ? L->nidx : 1));
+    L->idx_type = calloc(L->nidx ? L->nidx : 1, 1);
+    if (!L->idx_off || !L->idx_type)
+        goto fail;
+    for (uint32_t i = 0; i < L->nidx; i++)
+        L->idx_off[i] = -1;
+    /* the chain from the top: java.lang.Object's fields get the lowest
+     * indices; each class's instance data starts after its subclasses' */
+    hd_layout *chain[256];
+    uint32_t depth = 0;
+    for (hd_layout *p = L; p && depth < 256; p = p->super ? cls_at(p->super)->layout : NULL)
+        chain[depth++] = p;
+    uint32_t idx = nif;
+    for (uint32_t d = depth; d-- > 0;) {
+        hd_layout *p = chain[d];
+        uint32_t base = 0; /* bytes of the classes below p in the chain */
+        for (uint32_t e = 0; e < d; e++)
+            base += chain[e]->own_bytes;
+        uint32_t off = base;
+        for (uint16_t f = 0; f < p->nown; f++, idx++) {
+            if (p->own_static[f])
+                continue;
+            L->idx_off[idx] = (int32_t)off;
+            L->idx_type[idx] = p->own_type[f];
+            off += hprof_type_size(p->own_type[f], idsz);
+        }
+    }
+done:
+    free(seen);
+    jx_free(j, fids);
+    (*env)->PopLocalFrame(env, NULL);
+    c->layout = L;
+    return L;
+fail:
+    free(seen);
+    jx_free(j, fids);
+    (*env)->PopLocalFrame(env, NULL);
+    hd_layout_free(L);
+    return NULL;
+}
+
+/* ---------------------------------------------------------- walk state */
+
+typedef struct hd_state {
+    jvmtiEnv *j;
+    hp_out *o;
+    hw_writer *mw;        /* the output (binary), or NULL (text) */
+    hw_writer *tw;        /* the objects: a temporary file */
+    unsigned idsz;
+    uint32_t class_class; /* index of java.lang.Class */
+    uint32_t ncls;        /* classes registered before the walk */
+    uint8_t *dumped;      /* per class index: CLASS DUMP written */
+    hu_map threads;       /* thread object tag -> thread serial */
+    hu_map arrlen;        /* object array tag -> length, until visited */
+    uint64_t jni_globals;
+    int err;              /* latched: EFBIG (ids), ENOMEM, EPROTO (walk order) */
+    /* the object being visited */
+    jlong cur;
+    int kind;
+    hp_class *cls;
+    hd_layout *L;
+    uint8_t *buf;         /* instance data */
+    uint32_t bufcap;
+    uint32_t n, next;     /* object array: length, next index to write */
+    hw_value *statics;    /* class: static values by slot */
+    uint32_t stcap;
+    hprof_id loader, signers, pd;
+    jlong mirrors[HD_MAX_MIRRORS]; /* Class objects of no registered class */
+    uint32_t nmirrors;
+    void *cdbuf;          /* CLASS DUMP field arrays */
+    size_t cdcap;
+    /* text output */
+    uint64_t nobjs;
+} hd_state;
+
+static inline hprof_id hd_id(const hd_state *st, jlong tag)
+{
+    uint64_t t = (uint64_t)tag;
+    if (t == 0)
+        return 0;
+    if (HP_TAG_IS_CLASS(t)) {
+        uint32_t i = (uint32_t)(t & 0xFFFFFFFFu);
+        return i < st->ncls ? cls_object_id(cls_at(i)) : 0;
+    }
+    if (st->idsz == 4) /* dump tags only (heap=all needs 8-byte ids): odd, never a class id */
+        return ((t & 0x7FFFFFFFu) << 1) | 1u;
+    return t;
+}
+
+static inline uint32_t hd_trace_serial(jlong tag)
+{
+    uint64_t t = (uint64_t)tag;
+    if (t == 0 || HP_TAG_IS_CLASS(t) || HP_TAG_IS_DUMP(t))
+        return HP_TRACE_SERIAL0;
+    uint32_t s = HP_TAG_SITE(t);
+    if (s == 0 || s >= site_count())
+        return HP_TRACE_SERIAL0;
+    return site_at(s)->trace->serial;
+}
+
+static inline hp_class *hd_class_of_tag(const hd_state *st, jlong class_tag)
+{
+    if (!HP_TAG_IS_CLASS((uint64_t)class_tag))
+        return NULL;
+    uint32_t i = (uint32_t)((uint64_t)class_tag & 0xFFFFFFFFu);
+    return i && i < st->ncls ? cls_at(i) : NULL;
+}
+
+static jlong hd_new_tag(hd_state *st)
+{
+    uint64_t seq = ++g_hp.dump_seq;
+    if (st->idsz == 4 && seq >= (1u << 31) && !st->err)
+        st->err = EFBIG;
+    return (jlong)(HP_TAG_DUMP | (seq & (HP_TAG_DUMP - 1)));
+}
+
+/* Big-endian value of `type` at p. */
+static void hd_put_be(uint8_t *p, unsigned size, uint64_t v)
+{
+    for (unsigned i = 0; i < size; i++)
+        p[i] = (uint8_t)(v >> (8 * (size - 1 - i)));
+}
+
+static uint64_t hd_prim_bits(jvalue v, int type)
+{
+    switch (type) {
+    case HPROF_TYPE_BOOLEAN: return v.z;
+    case HPROF_TYPE_BYTE: return (uint8_t)v.b;
+    case HPROF_TYPE_CHAR: return v.c;
+    case HPROF_TYPE_SHORT: return (uint16_t)v.s;
+    case HPROF_TYPE_INT: return (uint32_t)v.i;
+    case HPROF_TYPE_FLOAT: {
+        uint32_t u;
+        memcpy(&u, &v.f, 4);
+        return u;
+    }
+    case HPROF_TYPE_LONG: return (uint64_t)v.j;
+    case HPROF_TYPE_DOUBLE: {
+        uint64_t u;
+        memcpy(&u, &v.d, 8);
+        return u;
+    }
+    default: return 0;
+    }
+}
+
+/* CLASS DUMP of class index i, with the static values collected (or zeros). */
+static void hd_class_dump(hd_state *st, hp_class *c, const hw_value *statics)
+{
+    hd_layout *L = c->layout;
+    if (!L || st->dumped[c->index])
+        return;
+    st->dumped[c->index] = 1;
+    /* on the VM thread, whose stack is small: buffers kept in the state */
+    size_t need = (size_t)L->nstatic * sizeof(hw_static_field) + (size_t)L->ninst * sizeof(hw_field);
+    if (need > st->cdcap) {
+        void *nb = realloc(st->cdbuf, need);
+        if (!nb) {
+            st->err = ENOMEM;
+            return;
+        }
+        st->cdbuf = nb;
+        st->cdcap = need;
+    }
+    hw_static_field *sf = st->cdbuf;
+    hw_field *ff = (hw_field *)(sf + L->nstatic);
+    for (uint16_t f = 0; f < L->nown; f++) {
+        uint16_t s = L->own_slot[f];
+        if (L->own_static[f]) {
+            sf[s].name_id = L->own_name[f];
+            sf[s].value.type = L->own_type[f];
+            sf[s].value.u = statics ? statics[s].u : 0;
+        } else {
+            ff[s].name_id = L->own_name[f];
+            ff[s].type = L->own_type[f];
+        }
+    }
+    hw_class cd = {
+        .class_id = cls_object_id(c),
+        .trace_serial = HP_TRACE_SERIAL0,
+        .super_id = L->super ? cls_object_id(cls_at(L->super)) : 0,
+        .instance_size = L->inst_bytes,
+        .nstatics = L->nstatic,
+        .statics = sf,
+        .nfields = L->ninst,
+        .fields = ff,
+    };
+    if (statics == st->statics && st->cls == c) {
+        cd.loader_id = st->loader;
+        cd.signers_id = st->signers;
+        cd.protection_domain_id = st->pd;
+    }
+    hw_class_dump(st->mw, &cd);
+}
+
+/* Emits the current object. */
+static void hd_finish(hd_state *st)
+{
+    switch (st->kind) {
+    case HD_INSTANCE:
+        hw_instance_dump(st->tw, hd_id(st, st->cur), hd_trace_serial(st->cur),
+                         cls_object_id(st->cls), st->buf, st->L->inst_bytes);
+        break;
+    case HD_OBJARRAY:
+        while (st->next < st->n) {
+            hw_put_id(st->tw, 0); /* trailing nulls are kept */
+            st->next++;
+        }
+        hw_sub_end(st->tw);
+        break;
+    case HD_PRIMARRAY: /* no contents reported: an empty array */
+        hw_prim_array_dump(st->tw, hd_id(st, st->cur), hd_trace_serial(st->cur),
+                           st->cls->array_type, 0, NULL);
+        break;
+    case HD_CLASS:
+        hd_class_dump(st, st->cls, st->statics);
+        break;
+    default:
+        break;
+    }
+    st->kind = HD_NONE;
+    st->cur = 0;
+}
+
+/* Starts object `tag` (of class `class_tag`) unless it is the current one.
+ * Returns 0, or -1 when the object cannot be followed. */
+static int hd_start(hd_state *st, jlong tag, jlong class_tag)
+{
+    if (tag == st->cur && st->kind != HD_NONE)
+        return 0;
+    hd_finish(st);
+    st->cur = tag;
+    if (HP_TAG_IS_CLASS((uint64_t)tag)) {
+        hp_class *c = hd_class_of_tag(st, tag);
+        if (!c || !c->layout)
+            return -1;
+        st->kind = HD_CLASS;
+        st->cls = c;
+        uint32_t ns = c->layout->nstatic;
+        if (ns > st->stcap) {
+            hw_value *nv = realloc(st->statics, sizeof *nv * ns);
+            if (!nv) {
+                st->err = ENOMEM;
+                return -1;
+            }
+            st->statics = nv;
+            st->stcap = ns;
+        }
+        memset(st->statics, 0, sizeof *st->statics * (ns ? ns : 0));
+        st->loader = st->signers = st->pd = 0;
+        return 0;
+    }
+    hp_class *c = hd_class_of_tag(st, class_tag);
+    if (!c || !c->layout)
+        return -1; /* a Class instance with no class entry: written at first sight */
+    st->cls = c;
+    st->L = c->layout;
+    if (st->L->kind == HD_INSTANCE) {
+        if (st->L->inst_bytes > st->bufcap) {
+            uint8_t *nb = realloc(st->buf, st->L->inst_bytes);
+            if (!nb) {
+                st->err = ENOMEM;
+                return -1;
+            }
+            st->buf = nb;
+            st->bufcap = st->L->inst_bytes;
+        }
+        memset(st->buf, 0, st->L->inst_bytes);
+        st->kind = HD_INSTANCE;
+    } else if (st->L->kind == HD_OBJARRAY) {
+        uint64_t len = 0;
+        if (!hu_map_del(&st->arrlen, (uint64_t)tag, &len)) {
+            st->err = EPROTO; /* visited before it was ever referenced */
+            return -1;
+        }
+        st->n = (uint32_t)len;
+        st->next = 0;
+        hw_obj_array_begin(st->tw, hd_id(st, tag), hd_trace_serial(tag), cls_object_id(c), st->n);
+        st->kind = HD_OBJARRAY;
+    } else {
+        st->kind = HD_PRIMARRAY;
+    }
+    return 0;
+}
+
+static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
+                    hprof_id id)
+{
+    uint32_t tser = HP_THREAD_SERIAL0;
+    if (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL || kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL) {
+        jlong ttag = kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL ? info->stack_local.thread_tag
+                                                              : info->jni_local.thread_tag;
+        uint64_t *s = hu_map_get(&st->threads, (uint64_t)ttag);
+        if (s)
+            tser = (uint32_t)*s;
+    }
+    switch (kind) {
+    case JVMTI_HEAP_REFERENCE_JNI_GLOBAL:
+        hw_root(st->mw, HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0, ++st->jni_globals);
+        break;
+    case JVMTI_HEAP_REFERENCE_SYSTEM_CLASS:
+        hw_root(st->mw, HPROF_GC_ROOT_STICKY_CLASS, id, 0, 0, 0);
+        break;
+    case JVMTI_HEAP_REFERENCE_MONITOR:
+        hw_root(st->mw, HPROF_GC_ROOT_MONITOR_USED, id, 0, 0, 0);
+        break;
+    case JVMTI_HEAP_REFERENCE_STACK_LOCAL:
+        hw_root(st->mw, HPROF_GC_ROOT_JAVA_FRAME, id, tser, (uint32_t)info->stack_local.depth, 0);
+        break;
+    case JVMTI_HEAP_REFERENCE_JNI_LOCAL:
+        hw_root(st->mw, HPROF_GC_ROOT_JNI_LOCAL, id, tser, (uint32_t)info->jni_local.depth, 0);
+        break;
+    case JVMTI_HEAP_REFERENCE_THREAD:
+        break; /* THREAD OBJECT roots are written before the walk */
+    default:
+        hw_root(st->mw, HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
+        break;
+    }
+}
+
+/* called at a safepoint on the VM thread: no JNI, no JVMTI, no locks */
+static jint JNICALL hd_ref_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
+                              jlong class_tag, jlong referrer_class_tag, jlong size, jlong *tag_ptr,
+                              jlong *referrer_tag_ptr, jint length, void *ud)
+{
+    (void)size;
+    hd_state *st = ud;
+    if (st->err)
+        return JVMTI_VISIT_ABORT;
+    jlong t = *tag_ptr;
+    hp_class *rc = hd_class_of_tag(st, class_tag); /* the referee's class */
+    if (t == 0) {
+        t = hd_new_tag(st);
+        *tag_ptr = t;
+        if (rc && rc->index == st->class_class && st->nmirrors < HD_MAX_MIRRORS) {
+            /* a Class object that is no registered class (a primitive type's
+             * mirror): HotSpot's walk never visits it, HotSpot's dumper
+             * writes it as an instance of java.lang.Class (after the walk:
+             * an object array may be half written now) */
+            st->mirrors[st->nmirrors++] = t;
+        }
+    }
+    if (length >= 0 && rc && rc->layout && rc->layout->kind == HD_OBJARRAY) {
+        int ins = 0;
+        if (!hu_map_upsert(&st->arrlen, (uint64_t)t, (uint64_t)length, &ins)) {
+            st->err = ENOMEM;
+            return JVMTI_VISIT_ABORT;
+        }
+    }
+    hprof_id id = hd_id(st, t);
+    if (!referrer_tag_ptr) {
+        hd_root(st, kind, info, id);
+        return JVMTI_VISIT_OBJECTS;
+    }
+    jlong r = *referrer_tag_ptr;
+    if (hd_start(st, r, referrer_class_tag))
+        return st->err ? JVMTI_VISIT_ABORT : JVMTI_VISIT_OBJECTS;
+    switch (st->kind) {
+    case HD_INSTANCE:
+        if (kind == JVMTI_HEAP_REFERENCE_FIELD) {
+            uint32_t i = (uint32_t)info->field.index;
+            if (i < st->L->nidx && st->L->idx_off[i] >= 0)
+                hd_put_be(st->buf + st->L->idx_off[i], st->idsz, id);
+        }
+        break;
+    case HD_OBJARRAY:
+        if (kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT) {
+            uint32_t i = (uint32_t)info->array.index;
+            if (i < st->next || i >= st->n) {
+                st->err = EPROTO; /* not in index order */
+                return JVMTI_VISIT_ABORT;
+            }
+            while (st->next < i) {
+                hw_put_id(st->tw, 0);
+                st->next++;
+            }
+            hw_put_id(st->tw, id);
+            st->next++;
+        }
+        break;
+    case HD_CLASS: {
+        hd_layout *L = st->cls->layout;
+        if (kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD) {
+            uint32_t i = (uint32_t)info->field.index;
+            if (i >= L->first_idx && i < L->nidx && L->own_static[i - L->first_idx])
+                st->statics[L->own_slot[i - L->first_idx]].u = id;
+        } else if (kind == JVMTI_HEAP_REFERENCE_CLASS_LOADER) {
+            st->loader = id;
+        } else if (kind == JVMTI_HEAP_REFERENCE_SIGNERS) {
+            st->signers = id;
+        } else if (kind == JVMTI_HEAP_REFERENCE_PROTECTION_DOMAIN) {
+            st->pd = id;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    return JVMTI_VISIT_OBJECTS;
+}
+
+static jint JNICALL hd_prim_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
+                               jlong object_class_tag, jlong *object_tag_ptr, jvalue value,
+                               jvmtiPrimitiveType value_type, void *ud)
+{
+    hd_state *st = ud;
+    if (st->err)
+        return JVMTI_VISIT_ABORT;
+    if (hd_start(st, *object_tag_ptr, object_class_tag))
+        return st->err ? JVMTI_VISIT_ABORT : 0;
+    int type = cls_prim_type((char)value_type);
+    uint32_t i = (uint32_t)info->field.index;
+    if (st->kind == HD_INSTANCE && kind == JVMTI_HEAP_REFERENCE_FIELD) {
+        if (i < st->L->nidx && st->L->idx_off[i] >= 0 && st->L->idx_type[i] == type)
+            hd_put_be(st->buf + st->L->idx_off[i], hprof_type_size((unsigned)type, st->idsz),
+                      hd_prim_bits(value, type));
+    } else if (st->kind == HD_CLASS && kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD) {
+        hd_layout *L = st->cls->layout;
+        if (i >= L->first_idx && i < L->nidx && L->own_static[i - L->first_idx])
+            st->statics[L->own_slot[i - L->first_idx]].u = hd_prim_bits(value, type);
+    }
+    return 0;
+}
+
+static jint JNICALL hd_array_cb(jlong class_tag, jlong size, jlong *tag_ptr, jint count,
+                                jvmtiPrimitiveType type, const void *elements, void *ud)
+{
+    (void)size;
+    hd_state *st = ud;
+    if (st->err)
+        return JVMTI_VISIT_ABORT;
+    if (*tag_ptr == 0)
+        *tag_ptr = hd_new_tag(st);
+    jlong t = *tag_ptr;
+    if (hd_start(st, t, class_tag))
+        return st->err ? JVMTI_VISIT_ABORT : 0;
+    hw_prim_array_dump(st->tw, hd_id(st, t), hd_trace_serial(t), (uint8_t)cls_prim_type((char)type),
+                       (uint32_t)count, elements);
+    st->kind = HD_DONE;
+    return 0;
+}
+
+/* ------------------------------------------------------------ the dump */
+
+/* Copies the temporary file's heap segments into the output. */
+static int hd_copy_segments(hd_state *st, int fd)
+{
+    struct stat sb;
+    if (fstat(fd, &sb) != 0)
+        return errno;
+    if (sb.st_size == 0)
+        return 0;
+    void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED)
+        return errno;
+    madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
+    const uint8_t *p = map, *end = p + sb.st_size;
+    int rc = 0;
+    /* header: "JAVA PROFILE 1.0.2\0", u4 id size, u8 time */
+    const uint8_t *q = memchr(p, 0, (size_t)(end - p));
+    if (!q || end - q < 13) {
+        rc = EPROTO;
+        goto out;
+    }
+    q += 13;
+    while (q + HPROF_RECORD_HEADER_SIZE <= end) {
+        uint8_t tag = q[0];
+        uint32_t len = (uint32_t)q[5] << 24 | (uint32_t)q[6] << 16 | (uint32_t)q[7] << 8 | q[8];
+        q += HPROF_RECORD_HEADER_SIZE;
+        if ((uint64_t)(end - q) < len) {
+            rc = EPROTO;
+            break;
+        }
+        if (tag == HPROF_TAG_HEAP_DUMP_SEGMENT && hw_heap_segment_raw(st->mw, q, len))
+            break;
+        q += len;
+    }
+out:
+    munmap(map, (size_t)sb.st_size);
+    return rc;
+}
+
+/* Tags every live thread's object, maps tag -> serial, writes its stack as
+ * a TRACE later (returned in traces[]). */
+typedef struct hd_thread {
+    jlong tag;
+    uint32_t serial;
+    hp_trace *trace;
+} hd_thread;
+
+static hd_thread *hd_threads(jvmtiEnv *j, JNIEnv *env, hd_state *st, uint32_t *nout)
+{
+    *nout = 0;
+    jint n = 0;
+    jthread *ts = NULL;
+    if (jx_report(j, (*j)->GetAllThreads(j, &n, &ts), "GetAllThreads") != JVMTI_ERROR_NONE)
+        return NULL;
+    hd_thread *out = calloc(n ? (size_t)n : 1, sizeof *out);
+    jvmtiFrameInfo *fr = malloc(sizeof *fr * HD_MAX_FRAMES);
+    for (jint i = 0; out && fr && i < n; i++) {
+        int framed = (*env)->PushLocalFrame(env, 16) == 0;
+        hp_thread *th = thr_get(j, env, ts[i]);
+        jlong tag = 0;
+        (*j)->GetTag(j, ts[i], &tag);
+        if (tag == 0 && (*j)->SetTag(j, ts[i], tag = hd_new_tag(st)) != JVMTI_ERROR_NONE)
+            tag = 0;
+        jint nf = 0;
+        if ((*j)->GetStackTrace(j, ts[i], 0, HD_MAX_FRAMES, fr, &nf) != JVMTI_ERROR_NONE)
+            nf = 0;
+        if (th && tag) {
+            uint32_t ser = th->serial;
+            hp_trace *t = trace_get(j, fr, nf, ser, trace_hash(fr, nf, ser));
+            out[*nout] = (hd_thread){.tag = tag, .serial = ser, .trace = t ? t : trace_at(1)};
+            hu_map_put(&st->threads, (uint64_t)tag, ser);
+            (*nout)++;
+        }
+        if (framed)
+            (*env)->PopLocalFrame(env, NULL);
+    }
+    free(fr);
+    jx_free(j, ts);
+    return out;
+}
+
+int hd_dump(jvmtiEnv *j, JNIEnv *env)
+{
+    if (!env)
+        return -1;
+    hd_state st;
+    memset(&st, 0, sizeof st);
+    st.j = j;
+    st.idsz = g_hp.o.id_size ? g_hp.o.id_size : 8;
+    hu_map_init(&st.threads);
+    hu_map_init(&st.arrlen);
+    int rc = -1, tfd = -1;
+    hd_thread *thr = NULL;
+    uint32_t nthr = 0;
+    char tmp[sizeof g_hp.outname + 32];
+
+    jx_report(j, (*j)->ForceGarbageCollection(j), "ForceGarbageCollection");
+    /* every loaded class registered, with its layout */
+    if ((*env)->PushLocalFrame(env, 64) != 0)
+        return -1;
+    jint nk = 0;
+    jclass *ks = NULL;
+    if (jx_report(j, (*j)->GetLoadedClasses(j, &nk, &ks), "GetLoadedClasses") != JVMTI_ERROR_NONE) {
+        (*env)->PopLocalFrame(env, NULL);
+        return -1;
+    }
+    (*env)->EnsureLocalCapacity(env, nk + 64);
+    for (jint i = 0; i < nk; i++) {
+        hp_class *c = hd_class(j, ks[i]);
+        if (c && !hd_layout_of(j, env, c, ks[i], st.idsz)) {
+            char *sig = NULL;
+            jx_class_signature(j, ks[i], &sig);
+            hp_error("heap dump: cannot read the fields of class %s", sig ? sig : "?");
+            jx_free(j, sig);
+        }
+    }
+    jx_free(j, ks);
+    jclass cc = (*env)->FindClass(env, "java/lang/Class");
+    hp_class *ccls = cc ? hd_class(j, cc) : NULL;
+    (*env)->PopLocalFrame(env, NULL);
+    if (!ccls) {
+        hp_error("heap dump: java.lang.Class not found");
+        return -1;
+    }
+    st.class_class = ccls->index;
+    thr = hd_threads(j, env, &st, &nthr);
+    st.ncls = cls_count();
+    st.dumped = calloc(st.ncls, 1);
+    if (!st.dumped || !thr)
+        goto oom;
+
+    st.o = out_dump_begin();
+    if (!st.o)
+        goto done; /* the output is closed: nothing to do */
+    st.mw = out_dump_writer(st.o);
+    if (!st.mw) {
+        hp_error("heap=dump with format=a is not available in this build yet");
+        out_dump_end(st.o);
+        goto done;
+    }
+    /* names, classes and traces before the heap dump (single-pass readers) */
+    for (uint32_t i = 1; i < st.ncls; i++) {
+        hp_class *c = cls_at(i);
+        if (!c->serial || !c->layout)
+            continue;
+        out_dump_load_class(st.o, c);
+        for (uint16_t f = 0; f < c->layout->nown; f++)
+            out_dump_utf8(st.o, c->layout->own_name[f]);
+    }
+    for (uint32_t i = 0; i < nthr; i++)
+        out_dump_trace(st.o, thr[i].trace);
+    uint32_t ns = site_count();
+    for (uint32_t i = 1; i < ns; i++)
+        out_dump_trace(st.o, site_at(i)->trace);
+
+    /* the objects' temporary file, unlinked at once */
+    snprintf(tmp, sizeof tmp, "%s.TMP.%ld", g_hp.outname, (long)getpid());
+    tfd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (tfd < 0) {
+        hp_error("heap dump: cannot create the temporary file %s: %s", tmp, strerror(errno));
+        out_dump_end(st.o);
+        goto done;
+    }
+    unlink(tmp);
+    hw_options wo;
+    hw_options_init(&wo);
+    wo.id_size = st.idsz;
+    wo.io_thread = 1;
+    st.tw = hw_writer_open(hw_sink_fd(tfd, 0), &wo, NULL);
+    if (!st.tw) {
+        out_dump_end(st.o);
+        goto oom;
+    }
+    hw_heap_begin(st.tw);
+    hw_heap_begin(st.mw);
+    for (uint32_t i = 0; i < nthr; i++)
+        hw_root(st.mw, HPROF_GC_ROOT_THREAD_OBJ, hd_id(&st, thr[i].tag), thr[i].serial,
+                thr[i].trace->serial, 0);
+
+    jvmtiHeapCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.heap_reference_callback = hd_ref_cb;
+    cb.primitive_field_callback = hd_prim_cb;
+    cb.array_primitive_value_callback = hd_array_cb;
+    jvmtiError e = (*j)->FollowReferences(j, 0, NULL, NULL, &cb, &st);
+    hd_finish(&st);
+    if (e != JVMTI_ERROR_NONE)
+        jx_report(j, e, "FollowReferences");
+    hp_class *cl = cls_at(st.class_class);
+    for (uint32_t i = 0; i < st.nmirrors; i++) {
+        uint32_t nb = cl->layout ? cl->layout->inst_bytes : 0;
+        uint8_t *zero = calloc(nb ? nb : 1, 1);
+        if (zero)
+            hw_instance_dump(st.tw, hd_id(&st, st.mirrors[i]), HP_TRACE_SERIAL0, cls_object_id(cl),
+                             zero, nb);
+        free(zero);
+    }
+    /* classes the walk did not visit (no statics reported) */
+    for (uint32_t i = 1; i < st.ncls; i++)
+        if (cls_at(i)->serial && cls_at(i)->layout)
+            hd_class_dump(&st, cls_at(i), NULL);
+    hw_heap_end(st.tw);
+    char msg[256] = "";
+    int te = hw_writer_close(st.tw, msg, sizeof msg);
+    st.tw = NULL;
+    if (te)
+        hp_error("heap dump: writing the temporary file failed: %s", msg);
+    else if ((te = hd_copy_segments(&st, tfd)) != 0)
+        hp_error("heap dump: copying the temporary file failed: %s", strerror(te));
+    hw_heap_end(st.mw);
+    if (st.err == EFBIG)
+        hp_error("heap dump: more than 2^31 objects do not fit 4-byte ids (use idsize=8)");
+    else if (st.err == EPROTO)
+        hp_error("heap dump: the JVM reported the heap in an unexpected order; the dump is incomplete");
+    else if (st.err)
+        hp_error("heap dump: out of memory; the dump is incomplete");
+    out_dump_end(st.o);
+    rc = (e == JVMTI_ERROR_NONE && !st.err && !te) ? 0 : -1;
+    goto done;
+oom:
+    hp_error("heap dump: out of memory");
+done:
+    if (tfd >= 0)
+        close(tfd);
+    free(thr);
+    free(st.dumped);
+    free(st.buf);
+    free(st.statics);
+    free(st.cdbuf);
+    hu_map_cleanup(&st.threads);
+    hu_map_cleanup(&st.arrlen);
+    return rc;
+}

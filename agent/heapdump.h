@@ -1,0 +1,30 @@
+/*
+ * heapdump.h: heap=dump|all: a complete heap dump, HotSpot-shaped, at each
+ * dump (SIGQUIT, jcmd JVMTI.data_dump, VM death).
+ *
+ * The sequence: force a GC; register every loaded class and compute its
+ * field layout (once per class, kept); tag and name every thread and take
+ * its stack (one TRACE per thread); then ONE FollowReferences walk, which
+ * runs in a single VM operation, so the dump is a consistent snapshot. Its
+ * callbacks (on the VM thread: no JNI, no JVMTI, no agent lock) write the
+ * roots and the CLASS DUMPs into the output, and the objects into a
+ * temporary file next to it (unlinked at once), because the walk meets
+ * objects before their classes while single-pass readers need every CLASS
+ * DUMP first. The objects' segments are then copied in after the classes.
+ *
+ * Object ids are the object tags: a heap=sites tag (site << 32 | sequence;
+ * such objects carry their allocation trace) or a tag the dump gives
+ * (HP_TAG_DUMP | sequence), which stays, so ids are stable from one dump to
+ * the next. Class objects use the class's id (agent.h).
+ */
+#ifndef HPROF_HEAPDUMP_H
+#define HPROF_HEAPDUMP_H
+
+#include <jvmti.h>
+
+/* Writes one heap dump (binary HEAP DUMP SEGMENTs + END, or text HEAP DUMP
+ * BEGIN ... END). Called by the dump sequence, under dump_lock, with no
+ * other agent lock held. Returns 0, or -1 after an HPROF ERROR. */
+int hd_dump(jvmtiEnv *j, JNIEnv *env);
+
+#endif

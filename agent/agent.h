@@ -81,6 +81,7 @@ typedef struct hp_agent {
     hu_map mon_index;   /* (trace, class) hash -> first row */
     uint32_t next_thread_serial;
     uint64_t dump_seq;  /* heapdump.c: last HP_TAG_DUMP sequence (dump_lock) */
+    uint32_t heap_dumps; /* heapdump.c: heap dumps begun (dump_lock) */
     /* sampled allocations: interval in bytes, 0 = every allocation */
     uint64_t sample_bytes;
     volatile int alloc_on;

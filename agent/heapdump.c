@@ -44,7 +44,6 @@
 
 #define HD_MAX_FRAMES 1024   /* frames of a thread's stack in a dump */
 #define HD_ACC_STATIC 0x0008 /* JVM access flag of a static field */
-#define HD_MAX_MIRRORS 4096  /* Class objects of no registered class (primitive types) */
 
 enum { HD_NONE, HD_INSTANCE, HD_OBJARRAY, HD_PRIMARRAY, HD_CLASS, HD_DONE };
 
@@ -293,8 +292,7 @@ typedef struct hd_state {
     hw_value *statics;    /* class: static values by slot */
     uint32_t stcap;
     hprof_id loader, signers, pd;
-    jlong mirrors[HD_MAX_MIRRORS]; /* Class objects of no registered class */
-    uint32_t nmirrors;
+    hu_map mirror_set;    /* Class objects of no registered class (tags) */
     void *cdbuf;          /* CLASS DUMP field arrays */
     size_t cdcap;
     /* text output */
@@ -560,12 +558,16 @@ static jint JNICALL hd_ref_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapRefere
     if (t == 0) {
         t = hd_new_tag(st);
         *tag_ptr = t;
-        if (rc && rc->index == st->class_class && st->nmirrors < HD_MAX_MIRRORS) {
-            /* a Class object that is no registered class (a primitive type's
-             * mirror): HotSpot's walk never visits it, HotSpot's dumper
-             * writes it as an instance of java.lang.Class (after the walk:
-             * an object array may be half written now) */
-            st->mirrors[st->nmirrors++] = t;
+    }
+    if (rc && rc->index == st->class_class && !HP_TAG_IS_CLASS((uint64_t)t)) {
+        /* a Class object that is no registered class (a primitive type's
+         * mirror, a CDS-archived class not loaded): the walk never visits
+         * it; written as an instance of java.lang.Class, once per dump,
+         * after the walk (an object array may be half written now) */
+        int ins = 0;
+        if (!hu_map_upsert(&st->mirror_set, (uint64_t)t, 1, &ins)) {
+            st->err = ENOMEM;
+            return JVMTI_VISIT_ABORT;
         }
     }
     if (length >= 0 && rc && rc->layout && rc->layout->kind == HD_OBJARRAY) {
@@ -750,6 +752,65 @@ static hd_thread *hd_threads(jvmtiEnv *j, JNIEnv *env, hd_state *st, uint32_t *n
     return out;
 }
 
+/* UTF8 record of name `id`, once per file (`seen`: ids written). */
+static void hd_utf8_once(hw_writer *w, hu_map *seen, uint32_t id)
+{
+    int ins = 0;
+    if (!id || !hu_map_upsert(seen, id, 1, &ins) || !ins)
+        return;
+    hp_str *s = str_get(id);
+    hw_utf8(w, id, s->s, s->len);
+}
+
+static void hd_trace_once(hw_writer *w, hu_map *seen, hu_map *frames, hp_trace *t)
+{
+    int ins = 0;
+    if (!hu_map_upsert(seen, (uint64_t)t->serial << 32, 1, &ins) || !ins)
+        return; /* traces keyed apart from UTF8 ids (< 2^32) */
+    hprof_id ids[64];
+    hprof_id *fid = t->nframes <= 64 ? ids : malloc(sizeof *fid * t->nframes);
+    if (!fid)
+        return;
+    for (uint32_t i = 0; i < t->nframes; i++) {
+        hp_frame *f = frame_at(t->frame[i]);
+        fid[i] = t->frame[i];
+        if (!hu_map_upsert(frames, t->frame[i], 1, &ins) || !ins)
+            continue;
+        hd_utf8_once(w, seen, f->method_name);
+        hd_utf8_once(w, seen, f->method_sig);
+        hd_utf8_once(w, seen, f->source);
+        hw_frame(w, t->frame[i], f->method_name, f->method_sig, f->source, f->class_serial, f->line);
+    }
+    hw_trace(w, t->serial, t->thread_serial, t->nframes, fid);
+    if (fid != ids)
+        free(fid);
+}
+
+/* A file of its own: everything its heap dump refers to, first. */
+static void hd_prelude(hd_state *st, const hd_thread *thr, uint32_t nthr)
+{
+    hu_map seen, frames;
+    hu_map_init(&seen);
+    hu_map_init(&frames);
+    hd_trace_once(st->mw, &seen, &frames, trace_at(1));
+    for (uint32_t i = 1; i < st->ncls; i++) {
+        hp_class *c = cls_at(i);
+        if (!c->serial || !c->layout)
+            continue;
+        hd_utf8_once(st->mw, &seen, c->name_vm);
+        hw_load_class(st->mw, c->serial, cls_object_id(c), HP_TRACE_SERIAL0, c->name_vm);
+        for (uint16_t f = 0; f < c->layout->nown; f++)
+            hd_utf8_once(st->mw, &seen, c->layout->own_name[f]);
+    }
+    for (uint32_t i = 0; i < nthr; i++)
+        hd_trace_once(st->mw, &seen, &frames, thr[i].trace);
+    uint32_t ns = site_count();
+    for (uint32_t i = 1; i < ns; i++)
+        hd_trace_once(st->mw, &seen, &frames, site_at(i)->trace);
+    hu_map_cleanup(&seen);
+    hu_map_cleanup(&frames);
+}
+
 int hd_dump(jvmtiEnv *j, JNIEnv *env)
 {
     if (!env)
@@ -760,10 +821,11 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     st.idsz = g_hp.o.id_size ? g_hp.o.id_size : 8;
     hu_map_init(&st.threads);
     hu_map_init(&st.arrlen);
+    hu_map_init(&st.mirror_set);
     int rc = -1, tfd = -1;
     hd_thread *thr = NULL;
     uint32_t nthr = 0;
-    char tmp[sizeof g_hp.outname + 32];
+    char tmp[sizeof g_hp.outname + 32], fpath[sizeof g_hp.outname + 16];
 
     jx_report(j, (*j)->ForceGarbageCollection(j), "ForceGarbageCollection");
     /* every loaded class registered, with its layout */
@@ -800,37 +862,56 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     if (!st.dumped || !thr)
         goto oom;
 
-    st.o = out_dump_begin();
-    if (!st.o)
-        goto done; /* the output is closed: nothing to do */
-    st.mw = out_dump_writer(st.o);
-    if (!st.mw) {
-        hp_error("heap=dump with format=a is not available in this build yet");
-        out_dump_end(st.o);
+    if (!g_hp.o.binary) {
+        hp_error("heap=dump with format=a is not available in this build yet; use format=b");
         goto done;
     }
-    /* names, classes and traces before the heap dump (single-pass readers) */
-    for (uint32_t i = 1; i < st.ncls; i++) {
-        hp_class *c = cls_at(i);
-        if (!c->serial || !c->layout)
-            continue;
-        out_dump_load_class(st.o, c);
-        for (uint16_t f = 0; f < c->layout->nown; f++)
-            out_dump_utf8(st.o, c->layout->own_name[f]);
+    /* readers see one heap dump per file (jhat stops at the first END,
+     * VisualVM opens dump #0): the first goes into the output, each later
+     * one into a complete file of its own, <output>.<n> */
+    uint32_t nth = ++g_hp.heap_dumps;
+    if (nth == 1) {
+        st.o = out_dump_begin();
+        if (!st.o)
+            goto done; /* the output is closed: nothing to do */
+        st.mw = out_dump_writer(st.o);
+        /* names, classes and traces before the heap dump (single-pass readers) */
+        for (uint32_t i = 1; i < st.ncls; i++) {
+            hp_class *c = cls_at(i);
+            if (!c->serial || !c->layout)
+                continue;
+            out_dump_load_class(st.o, c);
+            for (uint16_t f = 0; f < c->layout->nown; f++)
+                out_dump_utf8(st.o, c->layout->own_name[f]);
+        }
+        for (uint32_t i = 0; i < nthr; i++)
+            out_dump_trace(st.o, thr[i].trace);
+        uint32_t ns = site_count();
+        for (uint32_t i = 1; i < ns; i++)
+            out_dump_trace(st.o, site_at(i)->trace);
+    } else {
+        snprintf(fpath, sizeof fpath, "%s.%u", g_hp.outname, nth);
+        int err = 0;
+        hw_sink *sink = hw_sink_file(fpath, &err);
+        hw_options fo;
+        hw_options_init(&fo);
+        fo.id_size = st.idsz;
+        fo.io_thread = 1;
+        st.mw = sink ? hw_writer_open(sink, &fo, &err) : NULL;
+        if (!st.mw) {
+            hp_error("heap dump: cannot create %s: %s", fpath, strerror(err));
+            goto done;
+        }
+        hd_prelude(&st, thr, nthr);
+        hp_info(" (heap dump %u: %s)", nth, fpath);
     }
-    for (uint32_t i = 0; i < nthr; i++)
-        out_dump_trace(st.o, thr[i].trace);
-    uint32_t ns = site_count();
-    for (uint32_t i = 1; i < ns; i++)
-        out_dump_trace(st.o, site_at(i)->trace);
 
     /* the objects' temporary file, unlinked at once */
     snprintf(tmp, sizeof tmp, "%s.TMP.%ld", g_hp.outname, (long)getpid());
     tfd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (tfd < 0) {
         hp_error("heap dump: cannot create the temporary file %s: %s", tmp, strerror(errno));
-        out_dump_end(st.o);
-        goto done;
+        goto end_output;
     }
     unlink(tmp);
     hw_options wo;
@@ -839,8 +920,8 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     wo.io_thread = 1;
     st.tw = hw_writer_open(hw_sink_fd(tfd, 0), &wo, NULL);
     if (!st.tw) {
-        out_dump_end(st.o);
-        goto oom;
+        hp_error("heap dump: out of memory");
+        goto end_output;
     }
     hw_heap_begin(st.tw);
     hw_heap_begin(st.mw);
@@ -858,14 +939,12 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     if (e != JVMTI_ERROR_NONE)
         jx_report(j, e, "FollowReferences");
     hp_class *cl = cls_at(st.class_class);
-    for (uint32_t i = 0; i < st.nmirrors; i++) {
-        uint32_t nb = cl->layout ? cl->layout->inst_bytes : 0;
-        uint8_t *zero = calloc(nb ? nb : 1, 1);
-        if (zero)
-            hw_instance_dump(st.tw, hd_id(&st, st.mirrors[i]), HP_TRACE_SERIAL0, cls_object_id(cl),
-                             zero, nb);
-        free(zero);
-    }
+    uint32_t nb = cl->layout ? cl->layout->inst_bytes : 0;
+    uint8_t *zero = calloc(nb ? nb : 1, 1);
+    uint64_t mt, one;
+    for (size_t it = 0; zero && hu_map_next(&st.mirror_set, &it, &mt, &one);)
+        hw_instance_dump(st.tw, hd_id(&st, (jlong)mt), HP_TRACE_SERIAL0, cls_object_id(cl), zero, nb);
+    free(zero);
     /* classes the walk did not visit (no statics reported) */
     for (uint32_t i = 1; i < st.ncls; i++)
         if (cls_at(i)->serial && cls_at(i)->layout)
@@ -885,8 +964,17 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         hp_error("heap dump: the JVM reported the heap in an unexpected order; the dump is incomplete");
     else if (st.err)
         hp_error("heap dump: out of memory; the dump is incomplete");
-    out_dump_end(st.o);
     rc = (e == JVMTI_ERROR_NONE && !st.err && !te) ? 0 : -1;
+end_output:
+    if (st.o) {
+        out_dump_end(st.o);
+    } else if (st.mw) {
+        char fmsg[256] = "";
+        if (hw_writer_close(st.mw, fmsg, sizeof fmsg)) {
+            hp_error("writing %s failed: %s", fpath, fmsg);
+            rc = -1;
+        }
+    }
     goto done;
 oom:
     hp_error("heap dump: out of memory");
@@ -900,5 +988,6 @@ done:
     free(st.cdbuf);
     hu_map_cleanup(&st.threads);
     hu_map_cleanup(&st.arrlen);
+    hu_map_cleanup(&st.mirror_set);
     return rc;
 }

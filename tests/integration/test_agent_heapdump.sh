@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# test_agent_heapdump.sh: heap=dump on real JVMs (JDK 17 and 25, -Xcheck:jni),
+# side by side with the dump HotSpot itself makes of the same program at the
+# same moment (jcmd GC.heap_dump), read by an independent reader (Debian's
+# VisualVM heap library, tests/integration/VvmCheck.java):
+#  - HeapDemo holds a known graph (N Items with a field of every type, M
+#    SubItems, arrays of every type, strings, statics, an Item[] with 5
+#    trailing nulls, 3 Markers held only in a parked thread's locals);
+#  - our dump (jcmd JVMTI.data_dump) passes `hprof verify` with no warning;
+#  - `hprof histo` of our dump equals HotSpot's exactly for the program's
+#    own classes (instances and bytes), and within 10 % overall (our dump
+#    also holds the mirrors of CDS-archived classes that are not loaded,
+#    which HotSpot's dumper leaves out as dangling references);
+#  - VisualVM reads every field value back as set, the statics, the arrays,
+#    the trailing nulls, the Markers' JAVA FRAME roots on the parked thread,
+#    and resolves every reference; the same checks pass on HotSpot's dump
+#    (so they are not checks only our writer satisfies);
+#  - heap=all: Items carry their allocation trace (checked with `hprof
+#    print`'s OBJ lines against the TRACE of HeapDemo.main at the new);
+#  - idsize=4 and the dump at exit (doe=y) verify and read back too.
+#
+# usage: bash test_agent_heapdump.sh HPROF_TOOL PROJECT_DIR WORKDIR AGENT_SO   (run by ctest)
+set -euo pipefail
+
+# shellcheck source=agent_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/agent_lib.sh" "$@"
+
+JAR=${VISUALVM_HEAP_JAR:-/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar}
+[ -f "$JAR" ] || fail "VisualVM's heap library is missing: $JAR (apt-get install visualvm)"
+compile HeapDemo
+mkdir -p vvm
+"$FIRST_JDK/bin/javac" -cp "$JAR" -d vvm "$SRC/tests/integration/VvmCheck.java" || fail "javac VvmCheck"
+N=2000 M=70
+LNEW=$(grep -n 'ITEMS\[i\] = item(new Item(), i);' "$SRC/demo-java/HeapDemo.java" | cut -d: -f1)
+
+vvm() {
+    "$FIRST_JDK/bin/java" -cp "$JAR:vvm" VvmCheck "$@"
+}
+
+# run_demo NAME AGENT_OPTS: starts HeapDemo under the agent, waits for
+# "ready", then: jcmd GC.heap_dump NAME.hotspot.hprof (unless NOHS=1) and
+# jcmd JVMTI.data_dump (our dump), then closes its stdin; checks exit 0, no
+# JNI warning, no HPROF ERROR
+run_demo() {
+    local name=$1 opts=$2
+    rm -f "$name".* fifo.$name
+    mkfifo fifo.$name
+    timeout 120 "$JAVA" -Xcheck:jni -Xmx512m "-agentpath:$AGENT=$opts" -cp classes HeapDemo $N $M 90 \
+        <fifo.$name >"$name.out" 2>"$name.err" &
+    local pid=$!
+    exec 7>fifo.$name # holds the demo's stdin open
+    for _ in $(seq 1 200); do
+        grep -q '^ready$' "$name.out" 2>/dev/null && break
+        sleep 0.1
+    done
+    grep -q '^ready$' "$name.out" || fail "$name: HeapDemo never got ready: $(head -5 "$name.err")"
+    local jpid # the JVM itself, child of timeout
+    jpid=$(pgrep -P $pid | head -1)
+    [ -n "$jpid" ] || fail "$name: no JVM process under $pid"
+    if [ "${NOHS:-0}" != 1 ]; then
+        "$JDK/bin/jcmd" $jpid GC.heap_dump "$WORK/$name.hotspot.hprof" >"$name.jcmd1" ||
+            fail "jcmd GC.heap_dump: $(cat "$name.jcmd1")"
+    fi
+    "$JDK/bin/jcmd" $jpid JVMTI.data_dump >"$name.jcmd2" || fail "jcmd JVMTI.data_dump: $(cat "$name.jcmd2")"
+    for _ in $(seq 1 300); do # the dump is done when the agent says so
+        grep -q 'done\.' "$name.err" 2>/dev/null && break
+        sleep 0.1
+    done
+    exec 7>&- # EOF on stdin: the demo ends
+    local rc=0
+    wait $pid || rc=$?
+    rm -f fifo.$name
+    [ $rc = 0 ] || fail "$name: java exited $rc: $(head -5 "$name.err")"
+    ! grep -q WARNING "$name.out" "$name.err" || fail "$name: a WARNING: $(grep -h WARNING "$name.out" "$name.err" | head -3)"
+    ! grep -q "HPROF ERROR" "$name.err" || fail "$name: $(grep "HPROF ERROR" "$name.err" | head -3)"
+}
+
+for JDK in $FOUND_JDKS; do
+    JAVA=$JDK/bin/java
+    V=$("$JAVA" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')
+    CTX="JDK $V"
+
+    step "heap=dump,format=b: our dump and HotSpot's of the same moment"
+    run_demo d$V "heap=dump,format=b,doe=n,file=$WORK/d$V.hprof"
+    "$HPROF" verify d$V.hprof >d$V.verify || fail "hprof verify: $(tail -5 d$V.verify)"
+    grep -q ': 0 error(s), 0 warning(s)$' d$V.verify || fail "hprof verify: $(tail -3 d$V.verify)"
+    "$HPROF" histo d$V.hprof >d$V.histo || fail "hprof histo of our dump failed"
+    "$HPROF" histo d$V.hotspot.hprof >d$V.hs.histo || fail "hprof histo of HotSpot's dump failed"
+    for cls in 'HeapDemo$Item' 'HeapDemo$SubItem' 'HeapDemo$Marker' '[LHeapDemo$Item;' '[LHeapDemo$SubItem;' '[[I'; do
+        ours=$(awk -v c="$cls" '$4 == c { print $2, $3 }' d$V.histo)
+        theirs=$(awk -v c="$cls" '$4 == c { print $2, $3 }' d$V.hs.histo)
+        [ -n "$ours" ] || fail "no $cls in our histogram"
+        expect_eq "$cls instances and bytes (ours vs HotSpot's)" "$theirs" "$ours"
+    done
+    expect_eq "HeapDemo\$Item instances" $N "$(awk '$4 == "HeapDemo$Item" { print $2 }' d$V.histo)"
+    tot=$(awk '$1 == "Total" { print $2, $3 }' d$V.histo)
+    hst=$(awk '$1 == "Total" { print $2, $3 }' d$V.hs.histo)
+    awk -v a="$tot" -v b="$hst" 'BEGIN { split(a, x, " "); split(b, y, " ");
+        for (i = 1; i <= 2; i++) { d = x[i] / y[i] - 1; if (d < 0) d = -d; if (d > 0.10) exit 1 } }' ||
+        fail "totals (instances bytes): ours $tot, HotSpot's $hst: more than 10 % apart"
+    echo "   ok: verify clean; program classes equal HotSpot's; totals $tot vs HotSpot's $hst"
+
+    step "VisualVM reads our dump (and HotSpot's) back: every value, root and reference"
+    vvm d$V.hotspot.hprof --heapdemo $N:$M --check-refs --thread parked-holder=-1 >d$V.hs.vvm 2>&1 || true
+    grep -q 'FAIL  thread "parked-holder"' d$V.hs.vvm && [ "$(grep -c '^  FAIL' d$V.hs.vvm)" = 1 ] ||
+        fail "VisualVM on HotSpot's dump (the checker itself): $(grep -E 'FAIL|Exception' d$V.hs.vvm | head -5)"
+    # the parked thread's stack as HotSpot dumps it: ours must have as many frames
+    hsframes=$(sed -n 's/.*thread "parked-holder": \([0-9]*\) frames.*/\1/p' d$V.hs.vvm)
+    [ -n "$hsframes" ] && [ "$hsframes" -ge 3 ] || fail "HotSpot's dump: no stack for parked-holder"
+    vvm d$V.hprof --heapdemo $N:$M --check-refs --thread parked-holder=$hsframes >d$V.vvm 2>&1 ||
+        fail "VisualVM on our dump: $(grep -E 'FAIL|Exception' d$V.vvm | head -5)"
+    grep -c '^  ok' d$V.vvm | sed 's/^/   ok: /; s/$/ VisualVM checks on our dump, the same on HotSpot'"'"'s/'
+
+    step "heap=all: objects carry their allocation trace"
+    NOHS=1 run_demo a$V "heap=all,format=b,doe=n,file=$WORK/a$V.hprof"
+    "$HPROF" verify a$V.hprof >a$V.verify || fail "hprof verify (heap=all): $(tail -3 a$V.verify)"
+    "$HPROF" print a$V.hprof >a$V.txt || fail "hprof print failed"
+    traces a$V.txt >a$V.tr
+    tr=$(awk -F '\t' -v w="HeapDemo.main(HeapDemo.java:$LNEW)" '{ split($3, f, "|"); if (f[1] == w) print $1 }' a$V.tr | head -1)
+    [ -n "$tr" ] || fail "no TRACE with HeapDemo.main(HeapDemo.java:$LNEW) on top"
+    n=$(grep -c "^OBJ [0-9a-f]* (sz=[0-9]*, trace=$tr, class=HeapDemo\$Item@" a$V.txt || true)
+    expect_eq "Items whose OBJ line names trace $tr (their allocation site)" $N "$n"
+    echo "   ok: $n Items carry trace $tr"
+
+    step "idsize=4, and the dump at exit (doe=y)"
+    NOHS=1 run_demo i$V "heap=dump,format=b,idsize=4,file=$WORK/i$V.hprof"
+    # one heap dump per file: the request's in the output, the exit's in <output>.2
+    for f in i$V.hprof i$V.hprof.2; do
+        [ -f $f ] || fail "no $f"
+        "$HPROF" verify $f >$f.verify || fail "hprof verify $f: $(tail -3 $f.verify)"
+        grep -q ': 0 error(s), 0 warning(s)$' $f.verify || fail "hprof verify $f: $(tail -3 $f.verify)"
+        expect_eq "$f: id size" 4 "$("$HPROF" info $f | sed -n 's/.*id size \([0-9]\).*/\1/p')"
+        expect_eq "$f: heap dumps" 1 "$("$HPROF" info $f | awk '$1 == "HEAP" && $3 == "END" { print $4 }')"
+        vvm $f --heapdemo $N:$M --check-refs >$f.vvm 2>&1 ||
+            fail "VisualVM on $f: $(grep -E 'FAIL|Exception' $f.vvm | head -5)"
+    done
+    echo "   ok: 4-byte ids; the request's dump and the exit's, one per file, both read back"
+done
+
+if [ "$FAILURES" -gt 0 ]; then
+    echo "FAIL: test_agent_heapdump ($FAILURES failure(s))" >&2
+    exit 1
+fi
+echo "PASS: test_agent_heapdump"

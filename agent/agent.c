@@ -401,10 +401,10 @@ static void JNICALL hp_on_vm_death(jvmtiEnv *j, JNIEnv *env)
     sampler_stop(j); /* its last samples are in the final dump */
     if (g_hp.o.cpu == OPTS_CPU_TIMES || g_hp.o.cpu == OPTS_CPU_OLD)
         tm_stop(j); /* the dump's own Java calls are not the program's */
-    if (g_hp.o.monitor)
-        mon_stop(j);
     if (g_hp.o.doe)
         hp_dump(j, "VM death");
+    if (g_hp.o.monitor)
+        mon_stop(j); /* after the dump: waits that end meanwhile are shown */
     /* close the gate, then wait for callbacks still running */
     __atomic_store_n(&g_hp.dead, 1, __ATOMIC_SEQ_CST);
     while (__atomic_load_n(&g_hp.active, __ATOMIC_SEQ_CST) > 0) {
@@ -442,11 +442,26 @@ static int hp_init_jvmti(jvmtiEnv *j)
      * without one it falls back to the thread state */
     if ((*j)->GetPotentialCapabilities(j, &pot) == JVMTI_ERROR_NONE)
         want.can_get_thread_cpu_time = pot.can_get_thread_cpu_time;
-    /* the costly capabilities only when their mode is asked for */
-    if (g_hp.o.cpu == OPTS_CPU_TIMES || g_hp.o.cpu == OPTS_CPU_OLD)
+    /* the costly capabilities only when their mode is asked for; HotSpot
+     * offers the method and monitor events only at start-up */
+    if (g_hp.o.cpu == OPTS_CPU_TIMES || g_hp.o.cpu == OPTS_CPU_OLD) {
         tm_capabilities(&want);
-    if (g_hp.o.monitor)
+        if (!pot.can_generate_method_entry_events || !pot.can_generate_method_exit_events) {
+            hp_error("cpu=%s needs JVMTI method entry/exit events, which this JVM offers only "
+                     "at start-up: use -agentpath (or -agentlib) on the java command line, not an attach",
+                     g_hp.o.cpu == OPTS_CPU_TIMES ? "times" : "old");
+            return -1;
+        }
+    }
+    if (g_hp.o.monitor) {
         mon_capabilities(&want);
+        if (!pot.can_generate_monitor_events || !pot.can_get_owned_monitor_info ||
+            !pot.can_get_current_contended_monitor || !pot.can_get_monitor_info) {
+            hp_error("monitor=y needs JVMTI monitor events and monitor information, which this JVM "
+                     "offers only at start-up: use -agentpath on the java command line, not an attach");
+            return -1;
+        }
+    }
     if (jx_report(j, (*j)->AddCapabilities(j, &want), "AddCapabilities") != JVMTI_ERROR_NONE)
         return -1;
     jvmtiEventCallbacks cb;

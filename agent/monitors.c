@@ -266,10 +266,11 @@ hp_mon_row *mon_take(uint32_t *n, uint64_t *total_ns)
 
 void mon_status(jint st, char *buf, size_t n)
 {
-    const char *pre = (st & JVMTI_THREAD_STATE_SUSPENDED)     ? "S|"
-                      : (st & JVMTI_THREAD_STATE_INTERRUPTED) ? "intr|"
-                      : (st & JVMTI_THREAD_STATE_IN_NATIVE)   ? "native|"
-                                                              : "";
+    /* the prefixes add up, as in the original: "S|intr|native|R" */
+    char pre[24];
+    snprintf(pre, sizeof pre, "%s%s%s", (st & JVMTI_THREAD_STATE_SUSPENDED) ? "S|" : "",
+             (st & JVMTI_THREAD_STATE_INTERRUPTED) ? "intr|" : "",
+             (st & JVMTI_THREAD_STATE_IN_NATIVE) ? "native|" : "");
     const char *code;
     if (st & JVMTI_THREAD_STATE_TERMINATED)
         code = "ZO";
@@ -319,6 +320,8 @@ static int mon_add(jvmtiEnv *j, JNIEnv *env, jobject obj, jobject *seen, uint32_
         (*env)->PopLocalFrame(env, NULL);
         return 0;
     }
+    /* one local ref per waiter, and thr_get makes a few per new thread */
+    (*env)->EnsureLocalCapacity(env, 4 * (u.waiter_count + u.notify_waiter_count) + 64);
     seen[(*nseen)++] = obj;
     hp_mon_info *m = &d->mons[d->nmons];
     char sig[512];

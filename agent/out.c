@@ -712,18 +712,15 @@ void out_monitor_dump(const hp_mon_dump *d)
                 out_printf(o, "    MONITOR %s\n", m->sig);
                 out_printf(o, "\towner: thread %u, entry count: %d\n", m->owner, (int)m->entry_count);
             }
-            if (m->nwait) {
-                out_printf(o, "\twaiting to enter:");
-                for (uint32_t k = 0; k < m->nwait; k++)
-                    out_printf(o, "%s thread %u", k ? "," : "", m->wait[k]);
-                out_printf(o, "\n");
-            }
-            if (m->nnotify) {
-                out_printf(o, "\twaiting to be notified:");
-                for (uint32_t k = 0; k < m->nnotify; k++)
-                    out_printf(o, "%s thread %u", k ? "," : "", m->notify[k]);
-                out_printf(o, "\n");
-            }
+            /* both lines always, even empty, as in the original */
+            out_printf(o, "\twaiting to enter:");
+            for (uint32_t k = 0; k < m->nwait; k++)
+                out_printf(o, "%s thread %u", k ? "," : "", m->wait[k]);
+            out_printf(o, "\n");
+            out_printf(o, "\twaiting to be notified:");
+            for (uint32_t k = 0; k < m->nnotify; k++)
+                out_printf(o, "%s thread %u", k ? "," : "", m->notify[k]);
+            out_printf(o, "\n");
         }
         out_printf(o, "MONITOR DUMP END\n");
     }

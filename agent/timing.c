@@ -110,6 +110,10 @@ static void JNICALL tm_on_entry(jvmtiEnv *j, JNIEnv *env, jthread thread, jmetho
     tm_stack *s = tm_self(j, env, thread);
     if (!s)
         goto out;
+    if (s->lost) { /* frames above a lost one are not followed either */
+        s->lost++;
+        goto out;
+    }
     if (s->n == s->cap) {
         if (s->cap >= TM_STACK_MAX) {
             s->lost++;
@@ -143,12 +147,14 @@ static void JNICALL tm_on_exit(jvmtiEnv *j, JNIEnv *env, jthread thread, jmethod
     if (g_hp.o.experiment & TM_X_EVENT_ONLY)
         goto out;
     tm_stack *s = tm_self(j, env, thread);
-    if (!s || s->n == 0)
+    if (!s)
         goto out;
     if (s->lost) { /* an entry we could not push: its exit pops nothing */
         s->lost--;
         goto out;
     }
+    if (s->n == 0)
+        goto out;
     /* the top frame, unless frames were entered before the events were on */
     uint32_t i = s->n;
     while (i > 0 && s->f[i - 1].method != m)
@@ -172,15 +178,25 @@ static void JNICALL tm_on_exit(jvmtiEnv *j, JNIEnv *env, jthread thread, jmethod
             self = 0;
         hp_trace *t = tm_trace(j, s, top, tser);
         if (t) {
-            __atomic_fetch_add(&t->tm_calls, 1, __ATOMIC_RELAXED);
             __atomic_fetch_add(&t->tm_self_ns, (uint64_t)self, __ATOMIC_RELAXED);
             __atomic_fetch_add(&t->tm_total_ns, (uint64_t)total, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&t->tm_calls, 1, __ATOMIC_RELEASE);
         }
         s->n--;
         if (s->n > 0)
             s->f[s->n - 1].callee_ns += total;
         if (s->n == 0)
             break;
+    }
+    if (s->n == 0) {
+        /* an empty stack is freed: a virtual thread gets no ThreadEnd, and
+         * a platform thread's stack empties only when it ends (or between
+         * calls made from native code, which then pay one allocation) */
+        hp_thread *th = NULL;
+        if ((*j)->GetThreadLocalStorage(j, NULL, (void **)&th) == JVMTI_ERROR_NONE && th && th->tm == s) {
+            th->tm = NULL;
+            tm_stack_free(s);
+        }
     }
 out:
     hp_leave();
@@ -234,11 +250,15 @@ hp_time_row *tm_take(uint32_t *n, uint64_t *total_ns)
     hp_time_row *rows = calloc(nt ? nt : 1, sizeof *rows);
     for (uint32_t i = 1; rows && i < nt; i++) {
         hp_trace *t = trace_at(i);
-        uint64_t c = __atomic_exchange_n(&t->tm_calls, 0, __ATOMIC_RELAXED);
-        uint64_t self = __atomic_exchange_n(&t->tm_self_ns, 0, __ATOMIC_RELAXED);
-        uint64_t total = __atomic_exchange_n(&t->tm_total_ns, 0, __ATOMIC_RELAXED);
+        /* exits add the times, then the call (release); a dump takes the
+         * call first (acquire): the times of every call it takes are in */
+        uint64_t c = __atomic_exchange_n(&t->tm_calls, 0, __ATOMIC_ACQUIRE);
         if (!c)
             continue;
+        uint64_t self = __atomic_exchange_n(&t->tm_self_ns, 0, __ATOMIC_RELAXED);
+        uint64_t total = __atomic_exchange_n(&t->tm_total_ns, 0, __ATOMIC_RELAXED);
+        if (self > total)
+            self = total; /* a call's times split over two dumps */
         rows[*n] = (hp_time_row){.trace = t, .calls = c, .self_ns = self, .total_ns = total};
         (*n)++;
         *total_ns += self;

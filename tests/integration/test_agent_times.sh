@@ -96,15 +96,16 @@ for JDK in $FOUND_JDKS; do
         END { exit bad }
     ' t$V.txt >t$V.layout || fail "CPU TIME layout: $(head -5 t$V.layout)"
     traces t$V.txt >t$V.tr
-    time_rows t$V.txt | awk 'NR <= 50' | while read -r _ _ _ _ tr meth _ _; do
+    while read -r _ _ _ _ tr meth _ _; do
         top=$(awk -F '\t' -v t="$tr" '$1 == t { split($3, f, "|"); sub(/\(.*/, "", f[1]); print f[1] }' t$V.tr)
         [ "$top" = "$meth" ] || fail "row of trace $tr says '$meth', its top frame is '$top'"
-    done
+    done < <(time_rows t$V.txt | awk 'NR <= 50')
     echo "   ok: $(time_rows t$V.txt | wc -l) rows"
 
     step "cpu=times with thread=y"
     jrun y$V 0 no "$A=cpu=times,thread=y,cutoff=0,file=$WORK/y$V.txt" -cp classes TimesDemo 10 2 1 1
     main_ser=$(grep -m1 'name="main"' y$V.txt | sed -E 's/.*id = ([0-9]+),.*/\1/')
+    [ -n "$main_ser" ] || fail "thread=y: no THREAD START of main"
     tr=$(traces y$V.txt | awk -F '\t' -v w="$(fr inner)|$(fr outer)|$(fr main)" '$3 == w { print $1 " " $2 }')
     expect_eq "thread of the inner trace" "$main_ser" "$(echo "$tr" | awk '{print $2}')"
 
@@ -140,19 +141,24 @@ for JDK in $FOUND_JDKS; do
         END { exit bad }
     ' m$V.txt >m$V.layout || fail "MONITOR TIME layout: $(head -5 m$V.layout)"
     traces m$V.txt >m$V.tr
-    row=$(awk '/^MONITOR TIME BEGIN/ { on = 1; next } /^MONITOR TIME END/ { on = 0 } on && $6 == "MonitorDemo$Lock" { print $4, $5 }' m$V.txt)
-    [ -n "$row" ] || fail "no MONITOR TIME row for MonitorDemo\$Lock: $(sed -n '/^MONITOR TIME BEGIN/,/^MONITOR TIME END/p' m$V.txt)"
-    cnt=${row% *} tr=${row#* }
-    top=$(awk -F '\t' -v t="$tr" '$1 == t { split($3, f, "|"); print f[1] }' m$V.tr)
-    # HotSpot reports a thread blocked in monitorenter at the bytecode after
-    # it (bci 11 here, the next line) once the method is compiled
-    case "$top" in
-        "MonitorDemo.hold(MonitorDemo.java:$LC)" | "MonitorDemo.hold(MonitorDemo.java:$((LC + 1)))") ;;
-        *) fail "contention trace's top frame: expected MonitorDemo.hold at line $LC or $((LC + 1)), found '$top'" ;;
-    esac
-    [ "$cnt" -ge "$slow" ] && [ "$cnt" -le 40 ] ||
-        fail "contended entries $cnt: expected between the $slow the program measured and all 40"
-    echo "   ok: $cnt contended entries (program measured >= $slow) at MonitorDemo.hold:$LC"
+    rows=$(awk '/^MONITOR TIME BEGIN/ { on = 1; next } /^MONITOR TIME END/ { on = 0 } on && $6 == "MonitorDemo$Lock" { print $4, $5 }' m$V.txt)
+    [ -n "$rows" ] || fail "no MONITOR TIME row for MonitorDemo\$Lock: $(sed -n '/^MONITOR TIME BEGIN/,/^MONITOR TIME END/p' m$V.txt)"
+    cnt=0
+    while read -r c tr; do
+        top=$(awk -F '\t' -v t="$tr" '$1 == t { split($3, f, "|"); print f[1] }' m$V.tr)
+        # HotSpot reports a thread blocked in monitorenter at the bytecode
+        # after it (bci 11 here, the next line) once the method is compiled
+        case "$top" in
+            "MonitorDemo.hold(MonitorDemo.java:$LC)" | "MonitorDemo.hold(MonitorDemo.java:$((LC + 1)))") ;;
+            *) fail "contention trace's top frame: expected MonitorDemo.hold at line $LC or $((LC + 1)), found '$top'" ;;
+        esac
+        cnt=$((cnt + c))
+    done <<<"$rows"
+    # the program counts entries that took over 1 ms, which on a loaded
+    # machine may include a preempted uncontended one: half of it at least
+    [ "$cnt" -ge 10 ] && [ $((2 * cnt)) -ge "$slow" ] && [ "$cnt" -le 40 ] ||
+        fail "contended entries $cnt: expected 10..40 and at least half of the $slow slow entries the program saw"
+    echo "   ok: $cnt contended entries (the program saw $slow slow ones) at MonitorDemo.hold:$LC"
 
     step "monitor=y: WAIT: and WAITED: lines"
     ws=$(grep -m1 'name="waiter"' m$V.txt | sed -E 's/.*id = ([0-9]+),.*/\1/')
@@ -173,13 +179,15 @@ for JDK in $FOUND_JDKS; do
     sleep 0.3
     kill -QUIT $pid
     wait $pid || fail "MonitorDemo under monitor=y exited $?: $(head -5 q$V.err)"
+    ! grep -q WARNING q$V.out q$V.err || fail "SIGQUIT run: a WARNING: $(grep -h WARNING q$V.out q$V.err | head -3)"
+    ! grep -q "HPROF ERROR" q$V.err || fail "SIGQUIT run: $(grep "HPROF ERROR" q$V.err | head -3)"
     awk '/^MONITOR DUMP BEGIN/ { n++ } n == 1' q$V.txt | sed '/^MONITOR DUMP END/q' >q$V.dump
     grep -q '^MONITOR DUMP END$' q$V.dump || fail "no MONITOR DUMP from the SIGQUIT dump"
     # every line of every MONITOR DUMP, and every WAIT:/WAITED: line
     awk '/^MONITOR DUMP BEGIN$/ { on = 1; next } /^MONITOR DUMP END$/ { on = 0; next }
-         on && !/^    THREAD 2[0-9]+, trace 3[0-9]+, status: ((S|intr|native)\|)?(ZO|NS|SL|MW|CW|R|UN)$/ &&
+         on && !/^    THREAD 2[0-9]+, trace 3[0-9]+, status: ((S|intr|native)\|)*(ZO|NS|SL|MW|CW|R|UN)$/ &&
                !/^    MONITOR [^ ]+( unowned)?$/ && !/^\towner: thread 2[0-9]+, entry count: [0-9]+$/ &&
-               !/^\twaiting to (enter|be notified): thread 2[0-9]+(, thread 2[0-9]+)*$/ { print "bad line: " $0; bad = 1 }
+               !/^\twaiting to (enter|be notified):( thread 2[0-9]+(, thread 2[0-9]+)*)?$/ { print "bad line: " $0; bad = 1 }
          /^WAIT/ && !/^WAIT: MONITOR [^ ]+;?, timeout=[0-9]+, thread 2[0-9]+$/ && !/^WAITED: MONITOR [^ ]+, time_waited=[0-9]+, thread 2[0-9]+$/ { print "bad line: " $0; bad = 1 }
          END { exit bad }' q$V.txt >q$V.layout || fail "MONITOR DUMP / WAIT lines: $(head -5 q$V.layout)"
     declare -A status=()

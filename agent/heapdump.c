@@ -862,10 +862,8 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     if (!st.dumped || !thr)
         goto oom;
 
-    if (!g_hp.o.binary) {
-        hp_error("heap=dump with format=a is not available in this build yet; use format=b");
+    if (!g_hp.o.binary) /* refused at start-up (hp_check_supported) */
         goto done;
-    }
     /* readers see one heap dump per file (jhat stops at the first END,
      * VisualVM opens dump #0): the first goes into the output, each later
      * one into a complete file of its own, <output>.<n> */

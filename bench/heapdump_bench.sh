@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# heapdump_bench.sh: our heap dump against HotSpot's own (jcmd GC.heap_dump)
+# of the same ~1 GB live heap (bench/java/HeapBench.java: ~16 M objects), in
+# the same JVM, on JDK 17 and 25 (JDK 25 also with -parallel=2). Each round
+# starts a JVM under the agent (heap=dump,doe=n), takes HotSpot's dump and
+# ours, alternating which goes first, and records:
+#   - elapsed time of each (jcmd's own wall time; ours from the agent's
+#     verbose "Dumping ... done." bracket, measured by the script);
+#   - file sizes and MB/s;
+#   - the JVM's RSS before and at its peak during our dump (VmHWM after a
+#     reset through /proc/PID/clear_refs), i.e. what the dump costs in memory.
+# Medians of REPS rounds. The files go to $DIR (default: a temp dir; the page
+# cache takes them, as it does HotSpot's).
+# usage: bench/heapdump_bench.sh [BUILD_DIR]   env: REPS=3 NODES=15000000 ARRAYS=1000000 JDKS="..."
+set -euo pipefail
+trap 'echo "heapdump_bench.sh: failed at line $LINENO" >&2' ERR
+cd "$(dirname "$0")/.."
+build=${1:-build/bench-dump}
+if [ -z "${1:-}" ]; then
+    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DHPROF_TESTS=OFF >/dev/null
+    cmake --build "$build" -j2 --target hprof_agent hprof >/dev/null
+fi
+AGENT=$PWD/$build/agent/libhprof.so
+HPROF=$PWD/$build/tools/hprof
+REPS=${REPS:-3}
+NODES=${NODES:-15000000}
+ARRAYS=${ARRAYS:-1000000}
+JDKS=${JDKS:-"/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64"}
+DIR=${DIR:-$(mktemp -d)}
+trap 'rm -rf "$DIR"/*.hprof* "$DIR"/fifo' EXIT
+first=$(echo $JDKS | awk '{print $1}')
+"$first/bin/javac" --release 17 -d "$DIR" bench/java/HeapBench.java
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+now() { date +%s.%N; }
+rss_kb() { awk '/^VmRSS/ { print $2 }' /proc/$1/status; }
+hwm_kb() { awk '/^VmHWM/ { print $2 }' /proc/$1/status; }
+
+echo "heap dump benchmark: HeapBench $NODES nodes + $ARRAYS int[100]; $REPS rounds, medians; $(nproc) cores"
+for jdk in $JDKS; do
+    v=$("$jdk/bin/java" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')
+    declare -A T=()
+    for r in $(seq "$REPS"); do
+        rm -f "$DIR"/fifo "$DIR"/*.hprof*
+        mkfifo "$DIR/fifo"
+        "$jdk/bin/java" -Xms3g -Xmx3g "-agentpath:$AGENT=heap=dump,format=b,doe=n,file=$DIR/ours.hprof" \
+            -cp "$DIR" HeapBench "$NODES" "$ARRAYS" <"$DIR/fifo" >"$DIR/out.txt" 2>"$DIR/err.txt" &
+        pid=$!
+        exec 7>"$DIR/fifo"
+        for _ in $(seq 1 600); do grep -q '^ready' "$DIR/out.txt" 2>/dev/null && break; sleep 0.1; done
+        grep -q '^ready' "$DIR/out.txt" || { echo "HeapBench did not start: $(cat "$DIR/err.txt")"; exit 1; }
+        hs() { # HotSpot's dump(s)
+            local t0 t1
+            t0=$(now); "$jdk/bin/jcmd" $pid GC.heap_dump "$DIR/hs.hprof" >/dev/null; t1=$(now)
+            T[hs]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') "
+            T[hs_mb]+="$(stat -c %s "$DIR/hs.hprof") "
+            rm -f "$DIR/hs.hprof"
+            if [ "$v" -ge 21 ]; then
+                t0=$(now); "$jdk/bin/jcmd" $pid GC.heap_dump -parallel=2 "$DIR/hs2.hprof" >/dev/null; t1=$(now)
+                T[hs2]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') "
+                rm -f "$DIR/hs2.hprof"
+            fi
+        }
+        ours() {
+            local t0 t1 rss0
+            rss0=$(rss_kb $pid)
+            echo 5 >/proc/$pid/clear_refs # resets VmHWM to the current RSS
+            : >"$DIR/err.txt"
+            t0=$(now); "$jdk/bin/jcmd" $pid JVMTI.data_dump >/dev/null
+            for _ in $(seq 1 6000); do grep -q 'done\.' "$DIR/err.txt" && break; sleep 0.01; done
+            t1=$(now)
+            T[ours]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') "
+            T[rss_growth]+="$(( ($(hwm_kb $pid) - rss0) / 1024 )) "
+            T[ours_mb]+="$(stat -c %s "$DIR/ours.hprof") "
+        }
+        if [ $((r % 2)) = 1 ]; then hs; ours; else ours; hs; fi
+        T[rss]+="$(( $(rss_kb $pid) / 1024 )) "
+        exec 7>&-
+        wait $pid || true
+        { "$HPROF" verify "$DIR/ours.hprof" || true; } | tail -2 | sed 's/^/  verify: /'
+        rm -f "$DIR"/ours.hprof*
+    done
+    m() { echo ${T[$1]} | tr ' ' '\n' | median; }
+    hs=$(m hs) ours=$(m ours) hsb=$(m hs_mb) ob=$(m ours_mb)
+    printf "JDK %s: jcmd GC.heap_dump %.2f s (%.0f MB, %.0f MB/s); ours %.2f s (%.0f MB, %.0f MB/s): ours/jcmd %.2f\n" \
+        "$v" "$hs" "$(awk -v b="$hsb" 'BEGIN { print b / 1e6 }')" "$(awk -v b="$hsb" -v t="$hs" 'BEGIN { print b / 1e6 / t }')" \
+        "$ours" "$(awk -v b="$ob" 'BEGIN { print b / 1e6 }')" "$(awk -v b="$ob" -v t="$ours" 'BEGIN { print b / 1e6 / t }')" \
+        "$(awk -v a="$ours" -v b="$hs" 'BEGIN { print a / b }')"
+    [ -n "${T[hs2]:-}" ] && printf "        jcmd GC.heap_dump -parallel=2 %.2f s: ours/parallel %.2f\n" "$(m hs2)" \
+        "$(awk -v a="$ours" -v b="$(m hs2)" 'BEGIN { print a / b }')"
+    printf "        JVM RSS %s MB; RSS growth during our dump %s MB (median)\n" "$(m rss)" "$(m rss_growth)"
+    unset T
+done

@@ -374,9 +374,16 @@ static uint64_t hd_prim_bits(jvalue v, int type)
 static void hd_class_dump(hd_state *st, hp_class *c, const hw_value *statics)
 {
     hd_layout *L = c->layout;
-    if (!L || st->dumped[c->index])
+    if (st->dumped[c->index])
         return;
     st->dumped[c->index] = 1;
+    if (!L) {
+        /* registered while the dump was being prepared (loaded meanwhile):
+         * no layout, but references to it still resolve */
+        hw_class bare = {.class_id = cls_object_id(c), .trace_serial = HP_TRACE_SERIAL0};
+        hw_class_dump(st->mw, &bare);
+        return;
+    }
     /* on the VM thread, whose stack is small: buffers kept in the state */
     size_t need = (size_t)L->nstatic * sizeof(hw_static_field) + (size_t)L->ninst * sizeof(hw_field);
     if (need > st->cdcap) {
@@ -579,7 +586,8 @@ static jint JNICALL hd_ref_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapRefere
     }
     hprof_id id = hd_id(st, t);
     if (!referrer_tag_ptr) {
-        hd_root(st, kind, info, id);
+        if (id) /* 0: a class registered after the dump's snapshot of them */
+            hd_root(st, kind, info, id);
         return JVMTI_VISIT_OBJECTS;
     }
     jlong r = *referrer_tag_ptr;
@@ -795,11 +803,11 @@ static void hd_prelude(hd_state *st, const hd_thread *thr, uint32_t nthr)
     hd_trace_once(st->mw, &seen, &frames, trace_at(1));
     for (uint32_t i = 1; i < st->ncls; i++) {
         hp_class *c = cls_at(i);
-        if (!c->serial || !c->layout)
+        if (!c->serial)
             continue;
         hd_utf8_once(st->mw, &seen, c->name_vm);
         hw_load_class(st->mw, c->serial, cls_object_id(c), HP_TRACE_SERIAL0, c->name_vm);
-        for (uint16_t f = 0; f < c->layout->nown; f++)
+        for (uint16_t f = 0; c->layout && f < c->layout->nown; f++)
             hd_utf8_once(st->mw, &seen, c->layout->own_name[f]);
     }
     for (uint32_t i = 0; i < nthr; i++)
@@ -876,10 +884,10 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         /* names, classes and traces before the heap dump (single-pass readers) */
         for (uint32_t i = 1; i < st.ncls; i++) {
             hp_class *c = cls_at(i);
-            if (!c->serial || !c->layout)
+            if (!c->serial)
                 continue;
             out_dump_load_class(st.o, c);
-            for (uint16_t f = 0; f < c->layout->nown; f++)
+            for (uint16_t f = 0; c->layout && f < c->layout->nown; f++)
                 out_dump_utf8(st.o, c->layout->own_name[f]);
         }
         for (uint32_t i = 0; i < nthr; i++)
@@ -945,7 +953,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     free(zero);
     /* classes the walk did not visit (no statics reported) */
     for (uint32_t i = 1; i < st.ncls; i++)
-        if (cls_at(i)->serial && cls_at(i)->layout)
+        if (cls_at(i)->serial)
             hd_class_dump(&st, cls_at(i), NULL);
     hw_heap_end(st.tw);
     char msg[256] = "";

@@ -428,8 +428,13 @@ static void test_sample_idsize(void)
         bad(sbad[i], NULL, sbad[i], sacc, "suffix k or m", (char *)NULL);
     bad("sample=", NULL, "sample needs a value", (char *)NULL);
 
-    CU_ASSERT_EQUAL(ok(&o, "idsize=4,format=b", NULL), 0);
+    CU_ASSERT_EQUAL(ok(&o, "idsize=4,format=b,heap=dump", NULL), 0);
     CU_ASSERT_EQUAL(o.id_size, 4);
+    CU_ASSERT_EQUAL(ok(&o, "idsize=4,format=b,heap=sites", NULL), 0);
+    CU_ASSERT_EQUAL(o.id_size, 4);
+    /* heap=all (explicit, or the default): site tags are 64-bit ids */
+    bad("idsize=4,format=b", NULL, "idsize=4", "heap=all", "idsize=8", (char *)NULL);
+    bad("idsize=4,heap=all,format=b", NULL, "idsize=4", "heap=all", (char *)NULL);
     CU_ASSERT_EQUAL(ok(&o, "idsize=8", NULL), 0);
     CU_ASSERT_EQUAL(o.id_size, 8);
     const char *ibad[] = { "idsize=2", "idsize=16", "idsize=04", "idsize=four", "idsize=8 " };

@@ -125,10 +125,7 @@ static void JNICALL hp_on_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, jobjec
     if ((*j)->GetTag(j, klass, &ktag) == JVMTI_ERROR_NONE && HP_TAG_IS_CLASS(ktag)) {
         c = cls_at((uint32_t)(ktag & 0xFFFFFFFFu));
     } else {
-        int is_new = 0;
-        c = cls_get(j, klass, &is_new);
-        if (c && is_new)
-            out_load_class(c);
+        c = cls_get(j, klass);
     }
     uint32_t tser = 0;
     if (g_hp.o.thread) {
@@ -168,10 +165,7 @@ static void JNICALL hp_on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread thread
     (void)thread;
     if (hp_enter())
         return;
-    int is_new = 0;
-    hp_class *c = cls_get(j, klass, &is_new);
-    if (c && is_new)
-        out_load_class(c);
+    cls_get(j, klass);
     hp_leave();
 }
 
@@ -362,10 +356,7 @@ static void hp_start_live(jvmtiEnv *j, JNIEnv *env)
         if (env && n > 0)
             (*env)->EnsureLocalCapacity(env, n + 64);
         for (jint i = 0; i < n; i++) {
-            int is_new = 0;
-            hp_class *c = cls_get(j, ks[i], &is_new);
-            if (c && is_new)
-                out_load_class(c);
+            cls_get(j, ks[i]);
         }
         jx_free(j, ks);
     }

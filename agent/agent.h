@@ -33,6 +33,7 @@
 
 #include <jvmti.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "hu_map.h"
 #include "opts.h"
@@ -107,6 +108,14 @@ static inline int hp_enter(void)
 static inline void hp_leave(void)
 {
     __atomic_sub_fetch(&g_hp.active, 1, __ATOMIC_RELEASE);
+}
+
+/* Monotonic ns (vDSO, ~25 ns): sampler waits, method times, contention. */
+static inline int64_t hp_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* Prints "HPROF ERROR: ..." on stderr (never exits). */

@@ -10,6 +10,7 @@
 #include "hprof/hprof_format.h"
 #include "jx.h"
 #include "names.h"
+#include "out.h"
 
 int cls_init(void)
 {
@@ -112,10 +113,10 @@ int cls_names_of_signature(const char *sig, char **vm, char **java)
     return type;
 }
 
-hp_class *cls_get(jvmtiEnv *j, jclass k, int *is_new)
+hp_class *cls_get(jvmtiEnv *j, jclass k)
 {
     jlong tag = 0;
-    *is_new = 0;
+    int is_new = 0;
     if ((*j)->GetTag(j, k, &tag) == JVMTI_ERROR_NONE && HP_TAG_IS_CLASS(tag))
         return cls_at((uint32_t)(tag & 0xFFFFFFFFu));
     char *sig = NULL;
@@ -146,7 +147,7 @@ hp_class *cls_get(jvmtiEnv *j, jclass k, int *is_new)
             c->array_type = (uint8_t)type;
             if ((*j)->SetTag(j, k, (jlong)(HP_TAG_CLASS | idx)) == JVMTI_ERROR_NONE) {
                 java = NULL;
-                *is_new = 1;
+                is_new = 1;
             } else {
                 c->serial = 0; /* a dead slot: output skips serial 0 */
                 c->name_java = NULL;
@@ -158,5 +159,7 @@ hp_class *cls_get(jvmtiEnv *j, jclass k, int *is_new)
 out:
     free(vm);
     free(java);
+    if (c && is_new)
+        out_load_class(c);
     return c;
 }

@@ -25,10 +25,10 @@ typedef struct hp_class {
 
 int cls_init(void);
 void cls_cleanup(void);
-/* The class of mirror `k`, registering it if new (then *is_new = 1 and the
- * caller writes its LOAD CLASS outside the locks). NULL if it cannot be
- * registered (an unloading class, out of memory). Not for GC time. */
-hp_class *cls_get(jvmtiEnv *j, jclass k, int *is_new);
+/* The class of mirror `k`, registering it if new (and then writing its LOAD
+ * CLASS, outside the locks). NULL if it cannot be registered (an unloading
+ * class, out of memory). Not for GC time. */
+hp_class *cls_get(jvmtiEnv *j, jclass k);
 hp_class *cls_at(uint32_t index);
 uint32_t cls_count(void);
 /* The HPROF id of a class object in output (fits 4-byte ids). */

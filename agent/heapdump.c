@@ -33,7 +33,6 @@
 #include "agent.h"
 #include "classes.h"
 #include "hprof/hprof_format.h"
-#include "hprof/hr_reader.h"
 #include "hprof/hw_writer.h"
 #include "jx.h"
 #include "names.h"
@@ -75,15 +74,6 @@ static int hd_sig_type(const char *sig)
     return (sig[0] == 'L' || sig[0] == '[') ? HPROF_TYPE_OBJECT : cls_prim_type(sig[0]);
 }
 
-static hp_class *hd_class(jvmtiEnv *j, jclass k)
-{
-    int is_new = 0;
-    hp_class *c = cls_get(j, k, &is_new);
-    if (c && is_new)
-        out_load_class(c);
-    return c;
-}
-
 static hd_layout *hd_layout_of(jvmtiEnv *j, JNIEnv *env, hp_class *c, jclass k, unsigned idsz);
 
 /* Adds to *n the fields of every interface of k (and of their
@@ -97,7 +87,7 @@ static int hd_interface_fields(jvmtiEnv *j, JNIEnv *env, jclass k, unsigned idsz
         return 0; /* not prepared: no interfaces known, no fields reported */
     int rc = 0;
     for (jint i = 0; i < ni && rc == 0; i++) {
-        hp_class *ic = hd_class(j, is[i]);
+        hp_class *ic = cls_get(j, is[i]);
         if (!ic) {
             rc = -1;
             break;
@@ -156,7 +146,7 @@ static hd_layout *hd_layout_of(jvmtiEnv *j, JNIEnv *env, hp_class *c, jclass k, 
     if (c->array_type) {
         L->kind = c->array_type == HPROF_TYPE_OBJECT ? HD_OBJARRAY : HD_PRIMARRAY;
         jclass obj = (*env)->FindClass(env, "java/lang/Object");
-        hp_class *oc = obj ? hd_class(j, obj) : NULL;
+        hp_class *oc = obj ? cls_get(j, obj) : NULL;
         L->super = oc ? oc->index : 0;
         goto done;
     }
@@ -164,7 +154,7 @@ static hd_layout *hd_layout_of(jvmtiEnv *j, JNIEnv *env, hp_class *c, jclass k, 
     hd_layout *SL = NULL;
     jclass sk = (*env)->GetSuperclass(env, k);
     if (sk) {
-        hp_class *sc = hd_class(j, sk);
+        hp_class *sc = cls_get(j, sk);
         if (!sc || !(SL = hd_layout_of(j, env, sc, sk, idsz)))
             goto fail;
         L->super = sc->index;
@@ -295,8 +285,6 @@ typedef struct hd_state {
     hu_map mirror_set;    /* Class objects of no registered class (tags) */
     void *cdbuf;          /* CLASS DUMP field arrays */
     size_t cdcap;
-    /* text output */
-    uint64_t nobjs;
 } hd_state;
 
 static inline hprof_id hd_id(const hd_state *st, jlong tag)
@@ -680,7 +668,9 @@ static jint JNICALL hd_array_cb(jlong class_tag, jlong size, jlong *tag_ptr, jin
 
 /* ------------------------------------------------------------ the dump */
 
-/* Copies the temporary file's heap segments into the output. */
+/* Copies the temporary file's heap segments into the output, verbatim: a
+ * walk of the record headers only (hr_parse would decode every
+ * sub-record, and delivers segments by sub-record). */
 static int hd_copy_segments(hd_state *st, int fd)
 {
     struct stat sb;
@@ -847,7 +837,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     }
     (*env)->EnsureLocalCapacity(env, nk + 64);
     for (jint i = 0; i < nk; i++) {
-        hp_class *c = hd_class(j, ks[i]);
+        hp_class *c = cls_get(j, ks[i]);
         if (c && !hd_layout_of(j, env, c, ks[i], st.idsz)) {
             char *sig = NULL;
             jx_class_signature(j, ks[i], &sig);
@@ -857,7 +847,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     }
     jx_free(j, ks);
     jclass cc = (*env)->FindClass(env, "java/lang/Class");
-    hp_class *ccls = cc ? hd_class(j, cc) : NULL;
+    hp_class *ccls = cc ? cls_get(j, cc) : NULL;
     (*env)->PopLocalFrame(env, NULL);
     if (!ccls) {
         hp_error("heap dump: java.lang.Class not found");

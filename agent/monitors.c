@@ -32,13 +32,6 @@ typedef struct hp_mon {
     uint64_t count, time_ns; /* atomics */
 } hp_mon;
 
-static int64_t mon_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int mon_init(void)
 {
     hu_map_init(&g_hp.mon_index);
@@ -57,11 +50,8 @@ static hp_class *mon_class_of(jvmtiEnv *j, JNIEnv *env, jobject obj)
     jclass k = (*env)->GetObjectClass(env, obj);
     if (!k)
         return NULL;
-    int is_new = 0;
-    hp_class *c = cls_get(j, k, &is_new);
+    hp_class *c = cls_get(j, k);
     (*env)->DeleteLocalRef(env, k);
-    if (c && is_new)
-        out_load_class(c);
     return c;
 }
 
@@ -96,7 +86,7 @@ static void JNICALL mon_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, 
     if (th) {
         th->mon_cls = mon_class_of(j, env, obj);
         th->mon_trace = mon_trace_here(j, t, g_hp.o.thread ? th->serial : 0);
-        th->mon_enter_ns = mon_now_ns(); /* last: our own work is not contention */
+        th->mon_enter_ns = hp_now_ns(); /* last: our own work is not contention */
     }
     hp_leave();
 }
@@ -133,7 +123,7 @@ static void mon_count(jvmtiEnv *j, hp_trace *t, hp_class *c, int64_t ns)
 
 static void JNICALL mon_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, jobject obj)
 {
-    int64_t now = mon_now_ns();
+    int64_t now = hp_now_ns();
     (void)obj;
     if (hp_enter())
         return;
@@ -166,14 +156,14 @@ static void JNICALL mon_on_wait(jvmtiEnv *j, JNIEnv *env, jthread t, jobject obj
         jx_unlock(j, g_hp.data_lock);
         if (old)
             (*env)->DeleteWeakGlobalRef(env, old);
-        th->mon_wait_ns = mon_now_ns();
+        th->mon_wait_ns = hp_now_ns();
     }
     hp_leave();
 }
 
 static void JNICALL mon_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject obj, jboolean timed_out)
 {
-    int64_t now = mon_now_ns();
+    int64_t now = hp_now_ns();
     (void)timed_out;
     if (hp_enter())
         return;

@@ -810,38 +810,6 @@ void out_dump_trace(hp_out *o, hp_trace *t)
     out_trace_locked(o, t);
 }
 
-void out_dump_text(hp_out *o, const char *fmt, ...)
-{
-    if (o->err || !o->buf)
-        return;
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof line) {
-        out_dump_text_bytes(o, line, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1); /* no line is ever cut */
-    if (!big)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    out_dump_text_bytes(o, big, (size_t)n);
-    free(big);
-}
-
-void out_dump_text_bytes(hp_out *o, const char *p, size_t n)
-{
-    if (o->err || !o->buf)
-        return;
-    out_printf(o, "%.*s", (int)n, p);
-}
-
 void out_dump_end(hp_out *o)
 {
     if (o->w)

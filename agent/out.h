@@ -72,8 +72,6 @@ struct hw_writer *out_dump_writer(struct hp_out *o); /* the binary writer; NULL 
 void out_dump_utf8(struct hp_out *o, uint32_t id);
 void out_dump_load_class(struct hp_out *o, hp_class *c);
 void out_dump_trace(struct hp_out *o, hp_trace *t);
-void out_dump_text(struct hp_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void out_dump_text_bytes(struct hp_out *o, const char *p, size_t n);
 void out_dump_end(struct hp_out *o);
 
 /* HEAP SUMMARY: the socket command (a later issue) asks for it. */

@@ -44,13 +44,6 @@ static int sampler_ran(jvmtiEnv *j, jthread t, hp_thread *th, jint state, int64_
     return 1;
 }
 
-static int64_t sampler_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* One sample. The stacks are taken only of the threads that ran: their
  * state and CPU clock are read first (cheap, no safepoint), so the one
  * GetThreadListStackTraces call, which stops the threads it walks, covers
@@ -113,7 +106,7 @@ static void JNICALL sampler_main(jvmtiEnv *j, JNIEnv *env, void *arg)
         if (th)
             th->agent = 1; /* never sampled */
     }
-    int64_t prev = sampler_now_ns();
+    int64_t prev = hp_now_ns();
     uint64_t rnd = (uint64_t)prev | 1;
     jx_lock(j, g_hp.sampler_lock);
     while (!g_hp.sampler_stop_req) {
@@ -129,7 +122,7 @@ static void JNICALL sampler_main(jvmtiEnv *j, JNIEnv *env, void *arg)
         if (g_hp.sampler_stop_req)
             break;
         jx_unlock(j, g_hp.sampler_lock);
-        int64_t now = sampler_now_ns();
+        int64_t now = hp_now_ns();
         sampler_once(j, env, now - prev);
         prev = now;
         jx_lock(j, g_hp.sampler_lock);

@@ -39,15 +39,9 @@ struct tm_stack {
     } cache[TM_CACHE_SIZE];
 };
 
-static inline int64_t tm_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* The calling thread's shadow stack, created on its first event. */
-static tm_stack *tm_self(jvmtiEnv *j, JNIEnv *env, jthread t)
+/* The calling thread's record with its shadow stack (created if `create`:
+ * entries create, exits only pop); NULL when it has none. */
+static hp_thread *tm_self(jvmtiEnv *j, JNIEnv *env, jthread t, int create)
 {
     void *p = NULL;
     hp_thread *th;
@@ -56,14 +50,10 @@ static tm_stack *tm_self(jvmtiEnv *j, JNIEnv *env, jthread t)
     else if (!(th = thr_get(j, env, t)))
         return NULL;
     if (th->tm)
-        return th->tm;
-    if (th->ended)
+        return th;
+    if (!create || th->ended || !(th->tm = calloc(1, sizeof *th->tm)))
         return NULL;
-    tm_stack *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
-    th->tm = s;
-    return s;
+    return th;
 }
 
 void tm_stack_free(tm_stack *s)
@@ -107,9 +97,10 @@ static void JNICALL tm_on_entry(jvmtiEnv *j, JNIEnv *env, jthread thread, jmetho
         return;
     if (g_hp.o.experiment & TM_X_EVENT_ONLY)
         goto out;
-    tm_stack *s = tm_self(j, env, thread);
-    if (!s)
+    hp_thread *th = tm_self(j, env, thread, 1);
+    if (!th)
         goto out;
+    tm_stack *s = th->tm;
     if (s->lost) { /* frames above a lost one are not followed either */
         s->lost++;
         goto out;
@@ -131,7 +122,7 @@ static void JNICALL tm_on_entry(jvmtiEnv *j, JNIEnv *env, jthread thread, jmetho
     tm_frame *f = &s->f[s->n++];
     f->method = m;
     f->callee_ns = 0;
-    f->start_ns = tm_now_ns(); /* last: the bookkeeping above is not the method's time */
+    f->start_ns = hp_now_ns(); /* last: the bookkeeping above is not the method's time */
 out:
     hp_leave();
 }
@@ -141,14 +132,15 @@ static void JNICALL tm_on_exit(jvmtiEnv *j, JNIEnv *env, jthread thread, jmethod
 {
     (void)by_exception;
     (void)rv;
-    int64_t now = tm_now_ns(); /* first, for the same reason */
+    int64_t now = hp_now_ns(); /* first, for the same reason */
     if (hp_enter())
         return;
     if (g_hp.o.experiment & TM_X_EVENT_ONLY)
         goto out;
-    tm_stack *s = tm_self(j, env, thread);
-    if (!s)
+    hp_thread *th = tm_self(j, env, thread, 0);
+    if (!th)
         goto out;
+    tm_stack *s = th->tm;
     if (s->lost) { /* an entry we could not push: its exit pops nothing */
         s->lost--;
         goto out;
@@ -161,11 +153,7 @@ static void JNICALL tm_on_exit(jvmtiEnv *j, JNIEnv *env, jthread thread, jmethod
         i--;
     if (i == 0)
         goto out;
-    uint32_t tser = 0;
-    if (g_hp.o.thread) {
-        hp_thread *th = thr_get(j, env, thread);
-        tser = th ? th->serial : 0;
-    }
+    uint32_t tser = g_hp.o.thread ? th->serial : 0;
     /* pops frames down to and including m's (normally just m's) */
     while (s->n >= i) {
         uint32_t top = s->n - 1;
@@ -192,11 +180,8 @@ static void JNICALL tm_on_exit(jvmtiEnv *j, JNIEnv *env, jthread thread, jmethod
         /* an empty stack is freed: a virtual thread gets no ThreadEnd, and
          * a platform thread's stack empties only when it ends (or between
          * calls made from native code, which then pay one allocation) */
-        hp_thread *th = NULL;
-        if ((*j)->GetThreadLocalStorage(j, NULL, (void **)&th) == JVMTI_ERROR_NONE && th && th->tm == s) {
-            th->tm = NULL;
-            tm_stack_free(s);
-        }
+        th->tm = NULL;
+        tm_stack_free(s);
     }
 out:
     hp_leave();

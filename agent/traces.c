@@ -119,12 +119,9 @@ static uint32_t frame_get(jvmtiEnv *j, jmethodID m, jlocation loc)
     int line = HPROF_LINE_UNKNOWN;
     if ((*j)->GetMethodName(j, m, &mname, &msig, NULL) == JVMTI_ERROR_NONE &&
         (*j)->GetMethodDeclaringClass(j, m, &decl) == JVMTI_ERROR_NONE) {
-        int is_new = 0;
-        c = cls_get(j, decl, &is_new);
         /* a class first met here (loaded while the agent was enumerating)
-         * needs its LOAD CLASS before any FRAME names its serial */
-        if (c && is_new)
-            out_load_class(c);
+         * gets its LOAD CLASS now, before any FRAME names its serial */
+        c = cls_get(j, decl);
         jx_source_file(j, decl, &src);
         (*j)->IsMethodNative(j, m, &native);
         if (native)

@@ -13,8 +13,8 @@
 #    of inner/outer/thrower with their exact counts, ordered by count;
 #  - monitor=y: MonitorDemo's contenders contend on one lock: MONITOR TIME
 #    has the row of that lock at MonitorDemo.hold (the synchronized line),
-#    with a count between the contended entries the program measured and
-#    all its entries; WAIT:/WAITED: lines of the "waiter" thread with its
+#    with exactly the (THREADS - 1) * TURNS contended entries the program
+#    makes by construction; WAIT:/WAITED: lines of the "waiter" thread with its
 #    timeout and time waited; a SIGQUIT dump during the contention shows,
 #    in MONITOR DUMP, the lock owned by a contender with contenders waiting
 #    to enter, and main waiting to be notified on the Thread it joins.
@@ -128,8 +128,8 @@ for JDK in $FOUND_JDKS; do
     JRUN_JVM_WARNING=""
     step "monitor=y: MONITOR TIME of N threads contending on one lock"
     jrun m$V 0 no "$A=monitor=y,file=$WORK/m$V.txt" -cp classes MonitorDemo 4 10 5 100
-    slow=$(sed -n 's/^contended >= \([0-9]*\)$/\1/p' m$V.out)
-    [ -n "$slow" ] && [ "$slow" -ge 10 ] || fail "MonitorDemo measured too little contention: '$(cat m$V.out)'"
+    want=$(sed -n 's/^contended = \([0-9]*\)$/\1/p' m$V.out)
+    expect_eq "MonitorDemo's contended entries, by construction" 30 "$want"
     awk '
         /^MONITOR TIME BEGIN/ { on = 1; n = 0
             if ($0 !~ /^MONITOR TIME BEGIN \(total = [0-9]+ ms\) [A-Z][a-z][a-z] [A-Z][a-z][a-z] [ 0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9] [0-9][0-9][0-9][0-9]$/) { print "bad BEGIN: " $0; bad = 1 } next }
@@ -154,11 +154,8 @@ for JDK in $FOUND_JDKS; do
         esac
         cnt=$((cnt + c))
     done <<<"$rows"
-    # the program counts entries that took over 1 ms, which on a loaded
-    # machine may include a preempted uncontended one: half of it at least
-    [ "$cnt" -ge 10 ] && [ $((2 * cnt)) -ge "$slow" ] && [ "$cnt" -le 40 ] ||
-        fail "contended entries $cnt: expected 10..40 and at least half of the $slow slow entries the program saw"
-    echo "   ok: $cnt contended entries (the program saw $slow slow ones) at MonitorDemo.hold:$LC"
+    expect_eq "contended entries at MonitorDemo.hold" "$want" "$cnt"
+    echo "   ok: exactly $cnt contended entries at MonitorDemo.hold:$LC"
 
     step "monitor=y: WAIT: and WAITED: lines"
     ws=$(grep -m1 'name="waiter"' m$V.txt | sed -E 's/.*id = ([0-9]+),.*/\1/')
@@ -170,14 +167,25 @@ for JDK in $FOUND_JDKS; do
 
     step "monitor=y: MONITOR DUMP during the contention (SIGQUIT)"
     rm -f q$V.txt
-    timeout 120 "$JAVA" -Xcheck:jni "$A=monitor=y,file=$WORK/q$V.txt" -cp classes MonitorDemo 4 40 20 100 >q$V.out 2>q$V.err &
+    # the last round's holder keeps the lock, the others blocked on it,
+    # until it reads a line: the dump is taken in that state
+    rm -f q$V.fifo && mkfifo q$V.fifo
+    timeout 120 "$JAVA" -Xcheck:jni "$A=monitor=y,file=$WORK/q$V.txt" -cp classes MonitorDemo 4 3 5 100 steady \
+        <q$V.fifo >q$V.out 2>q$V.err &
     pid=$!
-    for _ in $(seq 1 100); do
-        grep -q '^contending$' q$V.out 2>/dev/null && break
+    exec 3>q$V.fifo
+    for _ in $(seq 1 600); do
+        grep -q '^steady$' q$V.out 2>/dev/null && break
         sleep 0.1
     done
-    sleep 0.3
+    grep -q '^steady$' q$V.out || fail "MonitorDemo never reached its steady state: $(head -5 q$V.err)"
     kill -QUIT $pid
+    for _ in $(seq 1 600); do
+        grep -q '^MONITOR DUMP END$' q$V.txt 2>/dev/null && break
+        sleep 0.1
+    done
+    echo go >&3
+    exec 3>&-
     wait $pid || fail "MonitorDemo under monitor=y exited $?: $(head -5 q$V.err)"
     ! grep -q WARNING q$V.out q$V.err || fail "SIGQUIT run: a WARNING: $(grep -h WARNING q$V.out q$V.err | head -3)"
     ! grep -q "HPROF ERROR" q$V.err || fail "SIGQUIT run: $(grep "HPROF ERROR" q$V.err | head -3)"
@@ -198,7 +206,7 @@ for JDK in $FOUND_JDKS; do
     [ -n "$owner" ] && [[ " $contenders" == *" $owner "* ]] || fail "the lock's owner '$owner' is not a contender: $(cat q$V.dump)"
     waiting=$(awk '/^    MONITOR LMonitorDemo\$Lock;$/ { on = 1; next } /^    MONITOR/ { on = 0 } on && /waiting to enter:/' q$V.dump |
         sed 's/.*waiting to enter://; s/,//g; s/thread//g')
-    [ "$(echo $waiting | wc -w)" -ge 1 ] || fail "nobody waiting to enter the contended lock: $(cat q$V.dump)"
+    [ "$(echo $waiting | wc -w)" = 3 ] || fail "expected the 3 other contenders waiting to enter the lock: $(cat q$V.dump)"
     for w in $waiting; do
         [[ " $contenders" == *" $w "* ]] && [ "$w" != "$owner" ] || fail "thread $w waits to enter but is not another contender"
     done

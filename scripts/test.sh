@@ -31,7 +31,7 @@ echo "== 3/3: libFuzzer run of the reader and verifier (${FUZZ_SECONDS:-30} s)"
 rm -rf build/fuzz
 CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPROF_FUZZ=ON -DHPROF_TESTS=ON \
   >/dev/null
-cmake --build build/fuzz -j"$jobs" --target fuzz_reader fuzz_opts
+cmake --build build/fuzz -j"$jobs" --target fuzz_reader fuzz_opts fuzz_cmd
 # inputs that once crashed or misled the reader: each must now run clean
 build/fuzz/tests/fuzz/fuzz_reader tests/fuzz/crashes/* 2>&1 | tail -n 2
 work=$(mktemp -d)
@@ -43,6 +43,9 @@ echo "fuzz: no crash in ${FUZZ_SECONDS:-30} s (reader, verifier)"
 mkdir -p "$work/opts"
 build/fuzz/tests/fuzz/fuzz_opts -max_total_time=10 -artifact_prefix="$work/" "$work/opts" 2>&1 | tail -n 2
 echo "fuzz: no crash in 10 s (agent options)"
+mkdir -p "$work/cmd"
+build/fuzz/tests/fuzz/fuzz_cmd -max_total_time=10 -artifact_prefix="$work/" "$work/cmd" 2>&1 | tail -n 2
+echo "fuzz: no crash in 10 s (net= command codec)"
 
-echo "== all tests passed: $n_main built normally, $n_asan under ASan+UBSan, 2 fuzz runs"
-echo "$((n_main + n_asan + 2)) passed, 0 failed"
+echo "== all tests passed: $n_main built normally, $n_asan under ASan+UBSan, 3 fuzz runs"
+echo "$((n_main + n_asan + 3)) passed, 0 failed"

@@ -1,0 +1,208 @@
+/*
+ * hc_net.c: TCP helpers of the net= channel (see hc_net.h).
+ */
+#include "hc_net.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int hc_net_connect(const char *host, unsigned port, char *err, size_t errlen)
+{
+    char service[16];
+    snprintf(service, sizeof service, "%u", port);
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_ADDRCONFIG | AI_NUMERICSERV;
+    int g = getaddrinfo(host, service, &hints, &res);
+    if (g != 0) {
+        snprintf(err, errlen, "cannot resolve %s: %s", host, gai_strerror(g));
+        return -1;
+    }
+    int fd = -1, last = 0;
+    for (struct addrinfo *a = res; a; a = a->ai_next) {
+        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0) {
+            last = errno;
+            continue;
+        }
+        int r;
+        do
+            r = connect(fd, a->ai_addr, a->ai_addrlen);
+        while (r < 0 && errno == EINTR);
+        if (r == 0)
+            break;
+        last = errno;
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot connect to %s:%u: %s", host, port, strerror(last));
+        return -1;
+    }
+    /* commands are answered by small records: do not hold them back */
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+static int listen_on(int family, unsigned port, int loopback, unsigned *bound)
+{
+    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    int one = 1, zero = 0;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    socklen_t sl;
+    if (family == AF_INET6) {
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons((uint16_t)port);
+        s6->sin6_addr = loopback ? in6addr_loopback : in6addr_any;
+        /* dual stack: IPv4 clients arrive as ::ffff:a.b.c.d */
+        if (!loopback)
+            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+        sl = sizeof *s6;
+    } else {
+        struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons((uint16_t)port);
+        s4->sin_addr.s_addr = htonl(loopback ? INADDR_LOOPBACK : INADDR_ANY);
+        sl = sizeof *s4;
+    }
+    if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, 16) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    sl = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+        *bound = ntohs(family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                          : ((struct sockaddr_in *)&ss)->sin_port);
+    return fd;
+}
+
+int hc_net_listen(unsigned port, int loopback, unsigned *bound, char *err, size_t errlen)
+{
+    if (port > 65535) {
+        snprintf(err, errlen, "port %u is not in 0..65535", port);
+        return -1;
+    }
+    *bound = port;
+    /* loopback: IPv4 only, so "localhost" from either family is found by
+     * the agent's resolver trying every address */
+    int fd = loopback ? -1 : listen_on(AF_INET6, port, 0, bound);
+    if (fd < 0)
+        fd = listen_on(AF_INET, port, loopback, bound);
+    if (fd < 0)
+        snprintf(err, errlen, "cannot listen on port %u: %s", port, strerror(errno));
+    return fd;
+}
+
+int hc_net_send_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Reads exactly n bytes (buf NULL: discards them). Returns n, or the number
+ * read before the peer closed (< n), or -1 with errno. */
+static long recv_full(int fd, uint8_t *buf, size_t n)
+{
+    uint8_t scratch[4096];
+    size_t got = 0;
+    while (got < n) {
+        size_t want = n - got;
+        uint8_t *dst = buf ? buf + got : scratch;
+        if (!buf && want > sizeof scratch)
+            want = sizeof scratch;
+        ssize_t r = recv(fd, dst, want, 0);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (r == 0)
+            break; /* orderly close (or shutdown): never spin on it */
+        got += (size_t)r;
+    }
+    return (long)got;
+}
+
+hc_recv_status hc_net_recv_cmd(int fd, hc_cmd *c, char *why, size_t whylen)
+{
+    uint8_t hdr[HC_HEADER_SIZE];
+    if (why && whylen)
+        why[0] = '\0';
+    long r = recv_full(fd, hdr, 1);
+    if (r < 0)
+        goto error;
+    if (r == 0)
+        return HC_RECV_CLOSED;
+    if (hdr[0] == HC_EOF) {
+        memset(c, 0, sizeof *c);
+        c->tag = HC_EOF;
+        return HC_RECV_EOF;
+    }
+    r = recv_full(fd, hdr + 1, HC_HEADER_SIZE - 1);
+    if (r < 0)
+        goto error;
+    if (r < (long)HC_HEADER_SIZE - 1) {
+        snprintf(why, whylen, "the connection ended inside a command header (%ld of %u bytes)",
+                 r + 1, HC_HEADER_SIZE);
+        return HC_RECV_CLOSED;
+    }
+    uint8_t tag;
+    uint32_t serial, length;
+    hc_decode_header(hdr, &tag, &serial, &length);
+    uint8_t payload[HC_MAX_PAYLOAD];
+    int keep = length <= sizeof payload;
+    r = recv_full(fd, keep ? payload : NULL, length);
+    if (r < 0)
+        goto error;
+    if (r < (long)length) {
+        snprintf(why, whylen, "the connection ended inside a command's payload (%ld of %u bytes)",
+                 r, length);
+        return HC_RECV_CLOSED;
+    }
+    if (!keep) {
+        const char *n = hc_tag_name(tag);
+        memset(c, 0, sizeof *c);
+        c->tag = tag;
+        c->serial = serial;
+        if (n && tag != HC_EOF)
+            snprintf(why, whylen, "%s with a %u-byte payload (at most %u expected): skipped", n,
+                     length, HC_MAX_PAYLOAD);
+        else
+            snprintf(why, whylen, "unknown command tag 0x%02x (%u-byte payload): skipped", tag,
+                     length);
+        return HC_RECV_BAD;
+    }
+    return hc_decode_payload(tag, serial, payload, length, c, why, whylen) == HC_OK ? HC_RECV_OK
+                                                                                    : HC_RECV_BAD;
+error:
+    snprintf(why, whylen, "%s", strerror(errno));
+    return HC_RECV_ERROR;
+}

@@ -1,0 +1,41 @@
+/*
+ * hc_net.h: TCP helpers of the net= channel, shared by the agent and
+ * hprof-ctl: connecting out (IPv4, IPv6, host names), listening, sending
+ * whole buffers, and receiving one framed command (hc_proto.h) at a time.
+ * No JVMTI; every error is a value with a sentence, never an exit.
+ */
+#ifndef HPROF_HC_NET_H
+#define HPROF_HC_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hc_proto.h"
+
+/* Connects to host:port (a name, an IPv4 or an IPv6 literal), trying every
+ * address the name resolves to. Returns the fd (TCP_NODELAY, close-on-exec),
+ * or -1 with the reason in err. */
+int hc_net_connect(const char *host, unsigned port, char *err, size_t errlen);
+
+/* Listens on port (0: any free port) on every local address (dual-stack
+ * IPv6 when available, else IPv4), or only on loopback when `loopback`.
+ * Returns the fd and the port bound in *bound, or -1 with the reason. */
+int hc_net_listen(unsigned port, int loopback, unsigned *bound, char *err, size_t errlen);
+
+/* Sends all `len` bytes (EINTR retried, no SIGPIPE). 0 or an errno value. */
+int hc_net_send_all(int fd, const void *data, size_t len);
+
+typedef enum hc_recv_status {
+    HC_RECV_OK = 0,     /* *c holds a valid command */
+    HC_RECV_BAD = 1,    /* a framed command was skipped whole; why says why */
+    HC_RECV_EOF = 2,    /* the EOF command (0xFF) */
+    HC_RECV_CLOSED = 3, /* the peer closed (or the socket was shut down) */
+    HC_RECV_ERROR = 4   /* a socket error; why holds the errno text */
+} hc_recv_status;
+
+/* Reads one command from fd, blocking. A payload longer than HC_MAX_PAYLOAD
+ * is read and discarded, never buffered. A connection that ends inside a
+ * command is HC_RECV_CLOSED, with how far it got in why. */
+hc_recv_status hc_net_recv_cmd(int fd, hc_cmd *c, char *why, size_t whylen);
+
+#endif

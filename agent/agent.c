@@ -23,6 +23,7 @@
 #include "heapdump.h"
 #include "hprof/hprof_format.h"
 #include "jx.h"
+#include "listener.h"
 #include "monitors.h"
 #include "names.h"
 #include "out.h"
@@ -109,13 +110,20 @@ static void JNICALL hp_on_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, jobjec
         goto out;
     jvmtiFrameInfo onstack[HP_MAX_STACK_ON_STACK];
     jvmtiFrameInfo *fr = onstack;
-    jint depth = (jint)g_hp.o.depth, n = 0;
+    /* read once: a net= command may change it meanwhile */
+    jint depth = (jint)__atomic_load_n(&g_hp.o.depth, __ATOMIC_RELAXED), n = 0;
     if (depth > HP_MAX_STACK_ON_STACK) {
         /* deep traces: one buffer per thread, kept (never freed: threads
          * are few next to allocations, and a free here would race nothing) */
         static __thread jvmtiFrameInfo *deep;
-        if (!deep && !(deep = malloc(sizeof *deep * (size_t)depth)))
-            goto out;
+        static __thread jint deep_cap;
+        if (deep_cap < depth) {
+            jvmtiFrameInfo *nd = realloc(deep, sizeof *deep * (size_t)depth);
+            if (!nd)
+                goto out;
+            deep = nd;
+            deep_cap = depth;
+        }
         fr = deep;
     }
     if (depth > 0 && !(x & 4) && (*j)->GetStackTrace(j, thread, 0, depth, fr, &n) != JVMTI_ERROR_NONE)
@@ -185,15 +193,82 @@ static void JNICALL hp_on_thread_end(jvmtiEnv *j, JNIEnv *env, jthread thread)
     hp_leave();
 }
 
+/* Sampled mode (sample=BYTES): each sample stands for about
+ * sample_bytes / size objects; rows and totals become estimates. With
+ * `changed_only`, tot (over all sites) is estimated from all rows. */
+static hp_site_row *hp_site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4], int flags)
+{
+    hp_site_row *rows = site_rows(j, n, tot, flags);
+    if (!rows) {
+        hp_error("out of memory collecting allocation sites");
+        return NULL;
+    }
+    if (!g_hp.sample_bytes)
+        return rows;
+    uint64_t scaled[4] = {0, 0, 0, 0};
+    for (uint32_t i = 0; i < *n; i++) {
+        hp_site_row *r = &rows[i];
+        uint64_t size = r->alloc_n ? r->alloc_bytes / r->alloc_n : 0;
+        uint64_t w = size && size < g_hp.sample_bytes ? g_hp.sample_bytes / size : 1;
+        r->live_n *= w;
+        r->live_bytes *= w;
+        r->alloc_n *= w;
+        r->alloc_bytes *= w;
+        scaled[0] += r->live_bytes;
+        scaled[1] += r->live_n;
+        scaled[2] += r->alloc_bytes;
+        scaled[3] += r->alloc_n;
+    }
+    if (!(flags & SITE_ROWS_CHANGED))
+        memcpy(tot, scaled, sizeof scaled);
+    return rows;
+}
+
+void hp_write_sites(jvmtiEnv *j, uint16_t flags, double cutoff)
+{
+    uint32_t n = 0;
+    uint64_t tot[4];
+    int rf = SITE_ROWS_MARK | ((flags & HPROF_SITES_INCREMENTAL) ? SITE_ROWS_CHANGED : 0);
+    hp_site_row *rows = hp_site_rows(j, &n, tot, rf);
+    if (!rows)
+        return;
+    out_sites_opts so = {.flags = flags, .cutoff = cutoff, .sample_bytes = g_hp.sample_bytes};
+    out_sites(rows, n, tot, &so);
+    free(rows);
+}
+
+void hp_write_summary(jvmtiEnv *j)
+{
+    uint32_t n = 0;
+    uint64_t tot[4];
+    hp_site_row *rows = hp_site_rows(j, &n, tot, 0);
+    if (!rows)
+        return;
+    free(rows);
+    out_heap_summary(tot);
+}
+
+void hp_write_samples(double cutoff)
+{
+    uint32_t n = 0;
+    uint64_t total = 0;
+    hp_cpu_row *rows = sampler_take(&n, &total);
+    if (rows)
+        out_cpu_samples(rows, n, total, cutoff);
+    else
+        hp_error("out of memory collecting CPU samples");
+    free(rows);
+}
+
 /* Every ObjectFree the VM still holds for us is delivered before this
  * returns: HotSpot flushes pending ObjectFree events when their enabled
  * state is set, so live counts are exact as of the last GC. */
-static void hp_flush_frees(jvmtiEnv *j)
+void hp_flush_frees(jvmtiEnv *j)
 {
     (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, NULL);
 }
 
-static void hp_write_unloads(void)
+void hp_write_unloads(void)
 {
     uint32_t n = cls_count();
     for (uint32_t i = 1; i < n; i++) {
@@ -241,45 +316,10 @@ static void hp_dump(jvmtiEnv *j, const char *why)
         hd_dump(j, env);
         hp_flush_frees(j); /* the dump's GC freed objects: sites as of now */
     }
-    if (g_hp.o.heap_sites) {
-        uint32_t n = 0;
-        uint64_t tot[4];
-        hp_site_row *rows = site_rows(j, &n, tot);
-        if (rows) {
-            if (g_hp.sample_bytes) {
-                /* each sample stands for about sample_bytes / size objects */
-                tot[0] = tot[1] = tot[2] = tot[3] = 0;
-                for (uint32_t i = 0; i < n; i++) {
-                    hp_site_row *r = &rows[i];
-                    uint64_t size = r->alloc_n ? r->alloc_bytes / r->alloc_n : 0;
-                    uint64_t w = size && size < g_hp.sample_bytes ? g_hp.sample_bytes / size : 1;
-                    r->live_n *= w;
-                    r->live_bytes *= w;
-                    r->alloc_n *= w;
-                    r->alloc_bytes *= w;
-                    tot[0] += r->live_bytes;
-                    tot[1] += r->live_n;
-                    tot[2] += r->alloc_bytes;
-                    tot[3] += r->alloc_n;
-                }
-            }
-            out_sites_opts so = {.flags = 0, .cutoff = g_hp.o.cutoff, .sample_bytes = g_hp.sample_bytes};
-            out_sites(rows, n, tot, &so);
-            free(rows);
-        } else {
-            hp_error("out of memory collecting allocation sites");
-        }
-    }
-    if (g_hp.o.cpu == OPTS_CPU_SAMPLES) {
-        uint32_t n = 0;
-        uint64_t total = 0;
-        hp_cpu_row *rows = sampler_take(&n, &total);
-        if (rows)
-            out_cpu_samples(rows, n, total, g_hp.o.cutoff);
-        else
-            hp_error("out of memory collecting CPU samples");
-        free(rows);
-    }
+    if (g_hp.o.heap_sites)
+        hp_write_sites(j, 0, g_hp.o.cutoff);
+    if (g_hp.o.cpu == OPTS_CPU_SAMPLES)
+        hp_write_samples(g_hp.o.cutoff);
     if (g_hp.o.cpu == OPTS_CPU_TIMES || g_hp.o.cpu == OPTS_CPU_OLD) {
         uint32_t n = 0;
         uint64_t total = 0;
@@ -370,6 +410,8 @@ static void hp_start_live(jvmtiEnv *j, JNIEnv *env)
         tm_start(j);
     if (g_hp.o.monitor)
         mon_start(j);
+    if (g_hp.net_fd >= 0)
+        lsn_start(j, env);
     if (g_hp.o.heap_sites) {
         jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL),
                   "SetEventNotificationMode(SampledObjectAlloc)");
@@ -408,6 +450,7 @@ static void JNICALL hp_on_vm_death(jvmtiEnv *j, JNIEnv *env)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         (*j)->SetEventNotificationMode(j, JVMTI_DISABLE, all[i], NULL);
     out_close();
+    lsn_stop(j); /* after the last output went down the socket */
 }
 
 /* ------------------------------------------------------------ loading */
@@ -491,8 +534,6 @@ static int hp_check_supported(void)
     if (g_hp.o.heap_dump && !g_hp.o.binary)
         what = "heap=dump|all with format=a (the text heap dump; heap=all is the default "
                "when no heap= or cpu= option is given): use format=b, or heap=sites,";
-    else if (g_hp.o.net)
-        what = "net=host:port";
     if (!what)
         return 0;
     hp_error("%s is not available in this build yet", what);
@@ -506,6 +547,10 @@ static int hp_loaded;
 
 static jint hp_fail_start(jvmtiEnv *j)
 {
+    if (g_hp.net_fd >= 0) {
+        close(g_hp.net_fd);
+        g_hp.net_fd = -1;
+    }
     if (j)
         (*j)->DisposeEnvironment(j); /* its capabilities and callbacks go with it */
     g_hp.jvmti = NULL;
@@ -523,6 +568,7 @@ static jint hp_start(JavaVM *vm, const char *options, int attach)
     memset(&g_hp, 0, sizeof g_hp);
     g_hp.vm = vm;
     g_hp.attached = attach;
+    g_hp.net_fd = -1;
     opts_init(&g_hp.o);
     char err[1024];
     if (opts_parse(&g_hp.o, options, getenv("_JAVA_HPROF_OPTIONS"), err, sizeof err) != 0) {
@@ -541,7 +587,13 @@ static jint hp_start(JavaVM *vm, const char *options, int attach)
     if (hp_check_supported())
         return hp_fail_start(NULL);
     g_hp.sample_bytes = g_hp.o.sample_bytes;
-    if (opts_output_name(&g_hp.o, (long)getpid(), hp_exists, g_hp.outname, sizeof g_hp.outname)) {
+    if (g_hp.o.net) {
+        /* no file: the name is what messages call the output */
+        snprintf(g_hp.outname, sizeof g_hp.outname, "net=%s:%u", g_hp.o.net_host, g_hp.o.net_port);
+        if (lsn_connect() != 0)
+            return hp_fail_start(NULL);
+    } else if (opts_output_name(&g_hp.o, (long)getpid(), hp_exists, g_hp.outname,
+                                sizeof g_hp.outname)) {
         hp_error("the output file name is too long");
         return hp_fail_start(NULL);
     }

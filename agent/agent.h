@@ -3,7 +3,8 @@
  * layout, and the lock order. Every agent module includes it.
  *
  * Locks (JVMTI raw monitors), always taken in this order, never the reverse:
- *   1. dump_lock  serialises whole dumps (SIGQUIT, jcmd, VM death)
+ *   1. dump_lock  serialises whole dumps (SIGQUIT, jcmd, VM death) and
+ *                 the net= commands (each runs under it)
  *   2. data_lock  the structure of the tables (classes, frames, traces,
  *                 sites, threads, strings); held only to look up or insert,
  *                 never across I/O; the only JVMTI calls under it are
@@ -67,6 +68,14 @@ typedef struct hp_agent {
      * lock: nothing else is taken while it is held) */
     jrawMonitorID sampler_lock;
     volatile int sampler_stop_req, sampler_running;
+    /* cpu sampling switched by net= CONTROL: off for all threads (threads
+     * switched on one by one still are), see sampler.h */
+    volatile int cpu_paused;
+    /* net=: the connected socket (-1 without net=) and the listener
+     * thread's stop handshake (listener_lock: a leaf lock) */
+    int net_fd;
+    jrawMonitorID listener_lock;
+    volatile int listener_running, listener_stop_req;
     hp_out *out;
     /* tables (structure under data_lock; see each module's header) */
     vec strs;           /* names.c: hp_str */
@@ -117,6 +126,16 @@ static inline int64_t hp_now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+/* Pieces of the dump sequence (agent.c), also run by the net= commands;
+ * callers hold dump_lock. */
+void hp_write_sites(jvmtiEnv *j, uint16_t flags, double cutoff); /* flags: HPROF_SITES_* */
+void hp_write_summary(jvmtiEnv *j);
+void hp_write_samples(double cutoff);
+void hp_write_unloads(void);
+/* Delivers every ObjectFree the VM still holds (live counts as of the last
+ * GC): HotSpot flushes them when the event's enabled state is set. */
+void hp_flush_frees(jvmtiEnv *j);
 
 /* Prints "HPROF ERROR: ..." on stderr (never exits). */
 void hp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

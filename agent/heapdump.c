@@ -864,9 +864,11 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         goto done;
     /* readers see one heap dump per file (jhat stops at the first END,
      * VisualVM opens dump #0): the first goes into the output, each later
-     * one into a complete file of its own, <output>.<n> */
+     * one into a complete file of its own, <output>.<n>. With net= every
+     * dump goes down the socket: the front end splits them (hprof-ctl
+     * writes <file>.<n>). */
     uint32_t nth = ++g_hp.heap_dumps;
-    if (nth == 1) {
+    if (nth == 1 || g_hp.net_fd >= 0) {
         st.o = out_dump_begin();
         if (!st.o)
             goto done; /* the output is closed: nothing to do */
@@ -903,7 +905,12 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     }
 
     /* the objects' temporary file, unlinked at once */
-    snprintf(tmp, sizeof tmp, "%s.TMP.%ld", g_hp.outname, (long)getpid());
+    if (g_hp.net_fd >= 0) { /* no output file to put it beside */
+        const char *dir = getenv("TMPDIR");
+        snprintf(tmp, sizeof tmp, "%s/hprof.TMP.%ld", dir && *dir ? dir : "/tmp", (long)getpid());
+    } else {
+        snprintf(tmp, sizeof tmp, "%s.TMP.%ld", g_hp.outname, (long)getpid());
+    }
     tfd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (tfd < 0) {
         hp_error("heap dump: cannot create the temporary file %s: %s", tmp, strerror(errno));

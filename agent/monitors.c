@@ -72,7 +72,8 @@ static void mon_class_sig(const hp_class *c, char *buf, size_t n)
 static hp_trace *mon_trace_here(jvmtiEnv *j, jthread t, uint32_t tser)
 {
     jvmtiFrameInfo fr[MON_MAX_DEPTH];
-    jint depth = g_hp.o.depth < MON_MAX_DEPTH ? (jint)g_hp.o.depth : MON_MAX_DEPTH, n = 0;
+    unsigned want = __atomic_load_n(&g_hp.o.depth, __ATOMIC_RELAXED); /* net= may change it */
+    jint depth = want < MON_MAX_DEPTH ? (jint)want : MON_MAX_DEPTH, n = 0;
     if (depth > 0 && (*j)->GetStackTrace(j, t, 0, depth, fr, &n) != JVMTI_ERROR_NONE)
         n = 0;
     return trace_get(j, fr, n, tser, trace_hash(fr, n, tser));

@@ -29,6 +29,9 @@
 #include "traces.h"
 
 #define OUT_TXT_FLUSH (64u * 1024u)
+/* UTF8 ids of in-band messages (out_message), by id size */
+#define OUT_MSG_ID8 (1ULL << 59)
+#define OUT_MSG_ID4 0xF0000000ULL
 
 struct hp_out {
     hw_writer *w;     /* binary */
@@ -38,6 +41,7 @@ struct hp_out {
     int err;          /* text: latched errno */
     int reported;     /* the latched error was printed */
     int closed;       /* out_close ran: everything after is dropped */
+    uint32_t messages; /* in-band messages written (out_message) */
 };
 
 /* ------------------------------------------------------------ text buffer */
@@ -200,9 +204,12 @@ int out_open(void)
     }
     g_hp.out = o;
     int err = 0;
-    hw_sink *sink = hw_sink_file(g_hp.outname, &err);
+    /* net=: the socket is the listener's (it closes it after the final
+     * output, see listener.h); a dead peer latches EPIPE in the writer */
+    hw_sink *sink = g_hp.net_fd >= 0 ? hw_sink_fd(g_hp.net_fd, 0) : hw_sink_file(g_hp.outname, &err);
     if (!sink) {
-        hp_error("cannot create the profile file %s: %s", g_hp.outname, strerror(err));
+        hp_error("cannot create the profile file %s: %s", g_hp.outname,
+                 strerror(err ? err : ENOMEM));
         return -1;
     }
     if (g_hp.o.binary) {
@@ -598,6 +605,43 @@ void out_cpu_samples(const hp_cpu_row *rows, uint32_t n, uint64_t total, double 
                        (unsigned long long)rows[i].count, t->serial, mlen, top);
         }
         out_printf(o, "CPU SAMPLES END\n");
+    }
+    out_end();
+}
+
+void out_all_traces(void)
+{
+    hp_out *o = out_begin();
+    if (!o)
+        return;
+    uint32_t n = trace_count();
+    for (uint32_t i = 1; i < n; i++)
+        out_trace_locked(o, trace_at(i));
+    out_report_writer(o);
+    out_end();
+}
+
+void out_message(const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    hp_out *o = out_begin();
+    if (!o)
+        return;
+    if (o->w) {
+        /* a UTF8 record of its own: every reader accepts it and nothing
+         * refers to it. Its id is far above the name table's (dense from
+         * 1), so it never collides with a name. */
+        uint64_t id = (g_hp.o.id_size == 4 ? OUT_MSG_ID4 : OUT_MSG_ID8) | ++o->messages;
+        hw_utf8(o->w, id, text, strlen(text));
+        out_report_writer(o);
+    } else if (o->buf) {
+        out_printf(o, "%s\n", text);
     }
     out_end();
 }

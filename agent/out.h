@@ -74,7 +74,12 @@ void out_dump_load_class(struct hp_out *o, hp_class *c);
 void out_dump_trace(struct hp_out *o, hp_trace *t);
 void out_dump_end(struct hp_out *o);
 
-/* HEAP SUMMARY: the socket command (a later issue) asks for it. */
+/* HEAP SUMMARY: the net= command asks for it. */
 void out_heap_summary(const uint64_t tot[4]);
+/* Every trace (and its frames) not written yet: the net= DUMP TRACES. */
+void out_all_traces(void);
+/* An in-band message to the net= front end, which starts with "HPROF ":
+ * binary: a UTF8 record that nothing refers to; text: a line. */
+void out_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -56,7 +56,7 @@ static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
     jthread *ts = NULL, *run = NULL;
     hp_thread **runth = NULL;
     jvmtiStackInfo *info = NULL;
-    jint depth = (jint)g_hp.o.depth;
+    jint depth = (jint)__atomic_load_n(&g_hp.o.depth, __ATOMIC_RELAXED); /* net= may change it */
     if ((*j)->GetAllThreads(j, &n, &ts) != JVMTI_ERROR_NONE || n == 0)
         goto out;
     (*env)->EnsureLocalCapacity(env, n + 64);
@@ -69,6 +69,11 @@ static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
         if ((*j)->GetThreadState(j, ts[i], &state) != JVMTI_ERROR_NONE)
             continue;
         hp_thread *th = thr_get(j, env, ts[i]);
+        uint8_t ctl = th ? __atomic_load_n(&th->cpu_ctl, __ATOMIC_RELAXED) : THR_CPU_OFF;
+        if (ctl == THR_CPU_OFF || (ctl == THR_CPU_DEFAULT && g_hp.cpu_paused)) {
+            th->cpu_seen = 0; /* switched off over net=: a new baseline when back on */
+            continue;
+        }
         if (!th || th->agent || !sampler_ran(j, ts[i], th, state, wall_ns))
             continue;
         run[nrun] = ts[i];
@@ -175,6 +180,15 @@ static int sampler_row_cmp(const void *a, const void *b)
     if (x->count != y->count)
         return x->count < y->count ? 1 : -1;
     return x->trace->serial < y->trace->serial ? -1 : x->trace->serial > y->trace->serial;
+}
+
+void sampler_clear(void)
+{
+    jx_lock(g_hp.jvmti, g_hp.data_lock);
+    uint32_t nt = trace_count();
+    for (uint32_t i = 1; i < nt; i++)
+        __atomic_store_n(&trace_at(i)->cpu_samples, 0, __ATOMIC_RELAXED);
+    jx_unlock(g_hp.jvmti, g_hp.data_lock);
 }
 
 hp_cpu_row *sampler_take(uint32_t *n, uint64_t *total)

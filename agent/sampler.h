@@ -30,4 +30,7 @@ typedef struct hp_cpu_row {
  * count > 0, sorted by count; *total is their sum. */
 hp_cpu_row *sampler_take(uint32_t *n, uint64_t *total);
 
+/* Discards every trace's hits (net= CONTROL "clear CPU samples"). */
+void sampler_clear(void);
+
 #endif

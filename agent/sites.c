@@ -74,11 +74,61 @@ void site_free(uint32_t index)
     if (index == 0 || index >= site_count())
         return; /* not a tag of ours */
     hp_site *s = site_at(index);
-    __atomic_fetch_sub(&s->live_n, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_sub(&s->live_bytes, s->size, __ATOMIC_RELAXED);
+    /* never below zero: an allocation counted just before a site_clear
+     * but tagged just after it frees into the new counts */
+    uint64_t v = __atomic_load_n(&s->live_n, __ATOMIC_RELAXED);
+    while (v && !__atomic_compare_exchange_n(&s->live_n, &v, v - 1, 1, __ATOMIC_RELAXED,
+                                             __ATOMIC_RELAXED))
+        ;
+    if (!v)
+        return;
+    v = __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED);
+    while (v >= s->size && !__atomic_compare_exchange_n(&s->live_bytes, &v, v - s->size, 1,
+                                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
 }
 
-hp_site_row *site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4])
+/* IterateThroughHeap callback (VM thread, at a safepoint: no locks, no
+ * JNI): drops the site tag of every object that has one */
+static jint JNICALL site_untag_cb(jlong class_tag, jlong size, jlong *tag_ptr, jint length,
+                                  void *user_data)
+{
+    (void)class_tag;
+    (void)size;
+    (void)length;
+    uint64_t t = (uint64_t)*tag_ptr;
+    if (t && !HP_TAG_IS_CLASS(t) && !HP_TAG_IS_DUMP(t)) {
+        *tag_ptr = 0;
+        ++*(uint64_t *)user_data;
+    }
+    return JVMTI_VISIT_OBJECTS;
+}
+
+int site_clear(jvmtiEnv *j)
+{
+    /* pending ObjectFree events first: they belong to the old counts */
+    (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, NULL);
+    jvmtiHeapCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.heap_iteration_callback = site_untag_cb;
+    uint64_t untagged = 0;
+    jvmtiError e = (*j)->IterateThroughHeap(j, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, &untagged);
+    if (jx_report(j, e, "IterateThroughHeap") != JVMTI_ERROR_NONE)
+        return -1;
+    uint32_t ns = site_count();
+    for (uint32_t i = 1; i < ns; i++) {
+        hp_site *s = site_at(i);
+        __atomic_store_n(&s->alloc_n, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&s->alloc_bytes, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&s->live_n, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&s->live_bytes, 0, __ATOMIC_RELAXED);
+        s->seen_alloc_n = s->seen_live_n = 0;
+    }
+    hp_info("HPROF: sites cleared (%llu objects no longer tracked)\n", (unsigned long long)untagged);
+    return 0;
+}
+
+hp_site_row *site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4], int flags)
 {
     memset(tot, 0, 4 * sizeof tot[0]);
     *n = 0;
@@ -98,6 +148,18 @@ hp_site_row *site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4])
         uint64_t an = __atomic_load_n(&s->alloc_n, __ATOMIC_RELAXED);
         if (an == 0)
             continue;
+        uint64_t ln = __atomic_load_n(&s->live_n, __ATOMIC_RELAXED);
+        uint64_t lb = __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED);
+        uint64_t ab = __atomic_load_n(&s->alloc_bytes, __ATOMIC_RELAXED);
+        tot[0] += lb;
+        tot[1] += ln;
+        tot[2] += ab;
+        tot[3] += an;
+        int changed = an != s->seen_alloc_n || ln != s->seen_live_n;
+        if (flags & SITE_ROWS_MARK) {
+            s->seen_alloc_n = an;
+            s->seen_live_n = ln;
+        }
         /* exact key: class index and trace serial each fit 32 bits */
         uint64_t key = ((uint64_t)s->cls->index << 32) | s->trace->serial;
         int ins;
@@ -110,19 +172,21 @@ hp_site_row *site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4])
             r->trace = s->trace;
             (*n)++;
         }
-        uint64_t ln = __atomic_load_n(&s->live_n, __ATOMIC_RELAXED);
-        uint64_t lb = __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED);
-        uint64_t ab = __atomic_load_n(&s->alloc_bytes, __ATOMIC_RELAXED);
         r->live_n += ln;
         r->live_bytes += lb;
         r->alloc_n += an;
         r->alloc_bytes += ab;
-        tot[0] += lb;
-        tot[1] += ln;
-        tot[2] += ab;
-        tot[3] += an;
+        r->changed |= (uint8_t)changed;
     }
     jx_unlock(j, g_hp.data_lock);
     hu_map_cleanup(&merge);
+    if (flags & SITE_ROWS_CHANGED) {
+        /* a (class, trace) row shows whole when any of its sites changed */
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < *n; i++)
+            if (rows[i].changed)
+                rows[k++] = rows[i];
+        *n = k;
+    }
     return rows;
 }

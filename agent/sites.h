@@ -25,6 +25,9 @@ typedef struct hp_site {
     uint64_t alloc_bytes;
     uint64_t live_n;
     uint64_t live_bytes;
+    /* alloc_n and live_n at the last sites output (site_rows with
+     * SITE_ROWS_MARK): what "changed" means for incremental output */
+    uint64_t seen_alloc_n, seen_live_n;
 } hp_site;
 
 int site_init(void);
@@ -52,9 +55,22 @@ typedef struct hp_site_row {
     hp_class *cls;
     hp_trace *trace;
     uint64_t live_bytes, live_n, alloc_bytes, alloc_n;
+    uint8_t changed; /* a site of the row changed since the last marked output */
 } hp_site_row;
 
-/* Snapshot of all rows (malloc'ed, *n rows), and the totals. */
-hp_site_row *site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4]);
+#define SITE_ROWS_MARK 1    /* remember these counts as "output" */
+#define SITE_ROWS_CHANGED 2 /* only rows changed since the last marked output */
+
+/* Snapshot of the rows (malloc'ed, *n rows) and the totals over all sites
+ * (also with SITE_ROWS_CHANGED). */
+hp_site_row *site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4], int flags);
+
+/* The net= CONTROL "clear sites": every site starts again from zero, live
+ * counts included. Objects allocated before are untagged (one heap
+ * iteration), so their later frees count nowhere; the site table itself
+ * stays, so no tag ever points at a dead site (the original's defect).
+ * Caller holds dump_lock and no other lock; allocation counting must be
+ * off (g_hp.alloc_on) around it. Returns 0 or -1 (reported). */
+int site_clear(jvmtiEnv *j);
 
 #endif

@@ -17,6 +17,8 @@ typedef struct hp_thread {
     int64_t cpu_ns;          /* thread CPU time at the previous sample (sampler only) */
     uint8_t cpu_seen;        /* cpu_ns holds a real baseline */
     uint8_t agent;           /* an agent thread: never sampled */
+    uint8_t cpu_ctl;         /* net= CONTROL CPU ON/OFF of this thread:
+                              * THR_CPU_* (written by the listener) */
     struct tm_stack *tm;     /* cpu=times|old shadow stack (the thread's own) */
     /* monitor=y (the thread's own events): a contended enter under way,
      * and a wait under way */
@@ -28,6 +30,10 @@ typedef struct hp_thread {
                               * (set and cleared by the thread, read by a
                               * dump: under data_lock) */
 } hp_thread;
+
+#define THR_CPU_DEFAULT 0 /* sampled unless sampling is paused for all */
+#define THR_CPU_ON 1      /* sampled even while paused for all */
+#define THR_CPU_OFF 2     /* never sampled */
 
 /* The thread's record, registering it (and writing THREAD START) if new.
  * NULL for a thread that cannot be registered. */

@@ -68,7 +68,8 @@ void tm_stack_free(tm_stack *s)
 static hp_trace *tm_trace(jvmtiEnv *j, tm_stack *s, uint32_t top, uint32_t tser)
 {
     jvmtiFrameInfo fr[TM_MAX_DEPTH];
-    uint32_t depth = g_hp.o.depth < TM_MAX_DEPTH ? g_hp.o.depth : TM_MAX_DEPTH;
+    uint32_t want = __atomic_load_n(&g_hp.o.depth, __ATOMIC_RELAXED); /* net= may change it */
+    uint32_t depth = want < TM_MAX_DEPTH ? want : TM_MAX_DEPTH;
     uint32_t n = 0;
     for (; n < depth && n <= top; n++) {
         fr[n].method = s->f[top - n].method;

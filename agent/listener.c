@@ -1,0 +1,323 @@
+/*
+ * listener.c: the net= connection and command listener (see listener.h).
+ *
+ * Owns g_hp.net_fd, the listener thread and its handshake (listener_lock,
+ * listener_running, listener_stop_req). Every command runs inside the
+ * callback gate (hp_enter), so none starts after VM death, and under
+ * dump_lock, so a command and a dump never interleave their output.
+ */
+#include "listener.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "hc_net.h"
+#include "hc_proto.h"
+#include "heapdump.h"
+#include "hprof/hprof_format.h"
+#include "jx.h"
+#include "out.h"
+#include "sampler.h"
+#include "sites.h"
+#include "threads.h"
+
+#define LSN_STOP_WAIT_MS 5000 /* bound on the stop handshake */
+
+int lsn_connect(void)
+{
+    char err[512];
+    g_hp.net_fd = hc_net_connect(g_hp.o.net_host, g_hp.o.net_port, err, sizeof err);
+    if (g_hp.net_fd < 0) {
+        hp_error("net=%s:%u: %s", g_hp.o.net_host, g_hp.o.net_port, err);
+        return -1;
+    }
+    return 0;
+}
+
+/* A refused or failed command: on stderr and back to the front end. */
+static void lsn_refuse(const hc_cmd *c, const char *why)
+{
+    hp_error("net command %u (%s): %s", c->serial, hc_name(c), why);
+    out_message("HPROF ERROR: command %u (%s): %s", c->serial, hc_name(c), why);
+}
+
+/* Applies CONTROL CPU ON/OFF to one thread (by serial or object id) or,
+ * for id 0, to all: for all, the per-thread switches are reset. */
+static void lsn_cpu(jvmtiEnv *j, JNIEnv *env, const hc_cmd *c)
+{
+    int on = c->control == HC_CTL_CPU_ON;
+    if (on && g_hp.o.cpu != OPTS_CPU_SAMPLES) {
+        if (g_hp.o.cpu != OPTS_CPU_OFF) {
+            lsn_refuse(c, "CPU sampling does not go with cpu=times|old");
+            return;
+        }
+        /* started on demand: from now on dumps include CPU SAMPLES */
+        if (sampler_start(j, env) != 0) {
+            lsn_refuse(c, "the CPU sampling thread could not be started");
+            return;
+        }
+        g_hp.o.cpu = OPTS_CPU_SAMPLES;
+    }
+    if (c->thread_id == 0)
+        __atomic_store_n(&g_hp.cpu_paused, !on, __ATOMIC_RELAXED);
+    if ((*env)->PushLocalFrame(env, 16) != 0)
+        return;
+    jint n = 0;
+    jthread *ts = NULL;
+    int found = 0;
+    if (jx_report(j, (*j)->GetAllThreads(j, &n, &ts), "GetAllThreads") == JVMTI_ERROR_NONE) {
+        (*env)->EnsureLocalCapacity(env, n + 16);
+        for (jint i = 0; i < n; i++) {
+            hp_thread *th = thr_get(j, env, ts[i]);
+            if (!th)
+                continue;
+            if (c->thread_id == 0) {
+                __atomic_store_n(&th->cpu_ctl, THR_CPU_DEFAULT, __ATOMIC_RELAXED);
+                continue;
+            }
+            jlong tag = 0;
+            (*j)->GetTag(j, ts[i], &tag);
+            if (th->serial == c->thread_id || (tag && (uint64_t)tag == c->thread_id)) {
+                __atomic_store_n(&th->cpu_ctl, on ? THR_CPU_ON : THR_CPU_OFF, __ATOMIC_RELAXED);
+                found = 1;
+            }
+        }
+        jx_free(j, ts);
+    }
+    (*env)->PopLocalFrame(env, NULL);
+    if (c->thread_id && !found) {
+        char why[96];
+        snprintf(why, sizeof why, "no live thread has serial or object id %llu",
+                 (unsigned long long)c->thread_id);
+        lsn_refuse(c, why);
+    }
+}
+
+/* Turns allocation counting on, arming heap=sites if it was not given. */
+static void lsn_alloc_on(jvmtiEnv *j, const hc_cmd *c)
+{
+    if (!g_hp.o.heap_sites) {
+        if (jx_report(j, (*j)->SetHeapSamplingInterval(j, (jint)g_hp.sample_bytes),
+                      "SetHeapSamplingInterval") ||
+            jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL),
+                      "SetEventNotificationMode(SampledObjectAlloc)")) {
+            lsn_refuse(c, "allocation tracking could not be started");
+            return;
+        }
+        g_hp.o.heap_sites = 1;
+        /* JVMTI applies the new interval to each thread at its next sample
+         * point, as after an attach */
+        out_message("HPROF: allocation tracking started by command %u: each thread is counted "
+                    "exactly from its first sampled allocation on",
+                    c->serial);
+    }
+    __atomic_store_n(&g_hp.alloc_on, 1, __ATOMIC_RELEASE);
+}
+
+static void lsn_exec(jvmtiEnv *j, JNIEnv *env, const hc_cmd *c)
+{
+    switch (c->tag) {
+    case HC_FORCE_GC:
+        jx_report(j, (*j)->ForceGarbageCollection(j), "ForceGarbageCollection");
+        hp_flush_frees(j);
+        break;
+    case HC_DUMP_HEAP:
+        if (!g_hp.o.heap_dump) {
+            lsn_refuse(c, "heap dumps need heap=dump or heap=all");
+            break;
+        }
+        hp_write_unloads();
+        hd_dump(j, env);
+        hp_flush_frees(j);
+        break;
+    case HC_ALLOC_SITES:
+        if (!g_hp.o.heap_sites) {
+            lsn_refuse(c, "allocation sites need heap=sites or heap=all (or CONTROL ALLOC ON)");
+            break;
+        }
+        if (c->flags & HC_SITES_FORCE_GC)
+            jx_report(j, (*j)->ForceGarbageCollection(j), "ForceGarbageCollection");
+        hp_flush_frees(j);
+        hp_write_unloads();
+        hp_write_sites(j, c->flags, c->cutoff);
+        break;
+    case HC_HEAP_SUMMARY:
+        if (!g_hp.o.heap_sites) {
+            lsn_refuse(c, "the heap summary needs heap=sites or heap=all (or CONTROL ALLOC ON)");
+            break;
+        }
+        hp_flush_frees(j);
+        hp_write_summary(j);
+        break;
+    case HC_DUMP_TRACES:
+        out_all_traces();
+        break;
+    case HC_CPU_SAMPLES:
+        if (g_hp.o.cpu != OPTS_CPU_SAMPLES) {
+            lsn_refuse(c, "CPU samples need cpu=samples (or CONTROL CPU ON)");
+            break;
+        }
+        hp_write_samples(c->cutoff);
+        break;
+    case HC_CONTROL:
+        switch (c->control) {
+        case HC_CTL_ALLOC_ON:
+            lsn_alloc_on(j, c);
+            break;
+        case HC_CTL_ALLOC_OFF:
+            __atomic_store_n(&g_hp.alloc_on, 0, __ATOMIC_RELEASE);
+            break;
+        case HC_CTL_CPU_ON:
+        case HC_CTL_CPU_OFF:
+            lsn_cpu(j, env, c);
+            break;
+        case HC_CTL_CLEAR_SAMPLES:
+            sampler_clear();
+            break;
+        case HC_CTL_CLEAR_SITES: {
+            /* no counting while the old tags go: see site_clear */
+            int was = __atomic_exchange_n(&g_hp.alloc_on, 0, __ATOMIC_ACQ_REL);
+            site_clear(j);
+            __atomic_store_n(&g_hp.alloc_on, was, __ATOMIC_RELEASE);
+            break;
+        }
+        case HC_CTL_SET_DEPTH:
+            /* new traces get the new depth; traces already made keep theirs */
+            __atomic_store_n(&g_hp.o.depth, (unsigned)c->depth, __ATOMIC_RELAXED);
+            break;
+        default:
+            break;
+        }
+        break;
+    default:
+        break;
+    }
+    out_flush();
+}
+
+/* EXIT: System.exit(0) from this thread, outside the gate and every lock
+ * (VM death runs here, in System.exit, and waits for the gate). Returns
+ * only if the call could not be made. */
+static void lsn_exit_vm(JNIEnv *env)
+{
+    jclass sys = (*env)->FindClass(env, "java/lang/System");
+    jmethodID ex = sys ? (*env)->GetStaticMethodID(env, sys, "exit", "(I)V") : NULL;
+    if (ex)
+        (*env)->CallStaticVoidMethod(env, sys, ex, 0);
+    if ((*env)->ExceptionCheck(env)) /* a SecurityManager may refuse */
+        (*env)->ExceptionClear(env);
+    hp_error("net command EXIT: System.exit(0) did not end the VM");
+}
+
+static void lsn_done(jvmtiEnv *j)
+{
+    jx_lock(j, g_hp.listener_lock);
+    g_hp.listener_running = 0;
+    (*j)->RawMonitorNotifyAll(j, g_hp.listener_lock);
+    jx_unlock(j, g_hp.listener_lock);
+}
+
+static void JNICALL lsn_main(jvmtiEnv *j, JNIEnv *env, void *arg)
+{
+    (void)arg;
+    jthread self = NULL;
+    if ((*j)->GetCurrentThread(j, &self) == JVMTI_ERROR_NONE) {
+        hp_thread *th = thr_get(j, env, self);
+        if (th)
+            th->agent = 1; /* never sampled */
+        (*env)->DeleteLocalRef(env, self);
+    }
+    for (;;) {
+        hc_cmd c;
+        char why[256];
+        hc_recv_status st = hc_net_recv_cmd(g_hp.net_fd, &c, why, sizeof why);
+        if (__atomic_load_n(&g_hp.listener_stop_req, __ATOMIC_ACQUIRE))
+            break; /* woken by lsn_stop's shutdown */
+        if (st == HC_RECV_BAD) {
+            hp_error("net command %u skipped: %s", c.serial, why);
+            out_message("HPROF ERROR: command %u skipped: %s", c.serial, why);
+            out_flush();
+            continue;
+        }
+        if (st == HC_RECV_EOF) {
+            hp_info("HPROF: the front end sent EOF: no more commands; the profile still goes to net=%s:%u\n",
+                    g_hp.o.net_host, g_hp.o.net_port);
+            break;
+        }
+        if (st == HC_RECV_CLOSED || st == HC_RECV_ERROR) {
+            hp_error("net=%s:%u: the front end %s%s%s; the program goes on, its profile output "
+                     "stops when the connection is gone",
+                     g_hp.o.net_host, g_hp.o.net_port,
+                     st == HC_RECV_CLOSED ? "closed the connection" : "connection failed",
+                     why[0] ? ": " : "", why);
+            break;
+        }
+        if (c.tag == HC_EXIT) {
+            hp_info("HPROF: received EXIT (command %u), exiting ...\n", c.serial);
+            lsn_done(j);
+            lsn_exit_vm(env);
+            return;
+        }
+        if (hp_enter())
+            break; /* the VM is dying */
+        jx_lock(j, g_hp.dump_lock);
+        if ((*env)->PushLocalFrame(env, 32) == 0) {
+            lsn_exec(j, env, &c);
+            (*env)->PopLocalFrame(env, NULL);
+        }
+        jx_unlock(j, g_hp.dump_lock);
+        hp_leave();
+    }
+    lsn_done(j);
+}
+
+int lsn_start(jvmtiEnv *j, JNIEnv *env)
+{
+    if (g_hp.net_fd < 0 || !env)
+        return -1;
+    if (!g_hp.listener_lock && jx_raw_monitor(j, "hprof listener", &g_hp.listener_lock))
+        return -1;
+    jclass tc = (*env)->FindClass(env, "java/lang/Thread");
+    jmethodID ctor = tc ? (*env)->GetMethodID(env, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
+    jstring name = ctor ? (*env)->NewStringUTF(env, "HPROF listener thread") : NULL;
+    jobject t = name ? (*env)->NewObject(env, tc, ctor, name) : NULL;
+    if (!t || (*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        hp_error("cannot create the net= listener thread: commands are ignored");
+        return -1;
+    }
+    g_hp.listener_running = 1;
+    jvmtiError e = (*j)->RunAgentThread(j, t, lsn_main, NULL, JVMTI_THREAD_NORM_PRIORITY);
+    if (e != JVMTI_ERROR_NONE) {
+        g_hp.listener_running = 0;
+        jx_report(j, e, "RunAgentThread");
+        return -1;
+    }
+    return 0;
+}
+
+void lsn_stop(jvmtiEnv *j)
+{
+    if (g_hp.net_fd < 0)
+        return;
+    __atomic_store_n(&g_hp.listener_stop_req, 1, __ATOMIC_RELEASE);
+    /* wakes a recv blocked on the socket (close alone would not) */
+    shutdown(g_hp.net_fd, SHUT_RDWR);
+    if (g_hp.listener_lock) {
+        jx_lock(j, g_hp.listener_lock);
+        for (int waited = 0; g_hp.listener_running && waited < LSN_STOP_WAIT_MS; waited += 100)
+            (*j)->RawMonitorWait(j, g_hp.listener_lock, 100);
+        if (g_hp.listener_running)
+            hp_error("the net= listener thread did not stop in %d ms", LSN_STOP_WAIT_MS);
+        jx_unlock(j, g_hp.listener_lock);
+    }
+    if (!g_hp.listener_running) {
+        close(g_hp.net_fd);
+        g_hp.net_fd = -1;
+    }
+}

@@ -38,10 +38,15 @@ hp_agent g_hp;
 #define HP_MAX_STACK_ON_STACK 256 /* deeper traces use the heap */
 #define HP_TCACHE_SIZE 256        /* per-thread site cache entries */
 
+/* hp_info left a line open ("Dumping ... "): an error starts a new one */
+static volatile int hp_line_open;
+
 void hp_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    if (__atomic_exchange_n(&hp_line_open, 0, __ATOMIC_RELAXED))
+        fputc('\n', stderr);
     fputs("HPROF ERROR: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
@@ -52,10 +57,16 @@ void hp_info(const char *fmt, ...)
 {
     if (!g_hp.o.verbose)
         return;
+    char line[1024];
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    if (n <= 0)
+        return;
+    fputs(line, stderr);
+    size_t len = strlen(line);
+    __atomic_store_n(&hp_line_open, line[len - 1] != '\n', __ATOMIC_RELAXED);
 }
 
 /* ----------------------------------------------------------- hot path */

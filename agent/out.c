@@ -233,6 +233,8 @@ int out_open(void)
         hp_trace *sys = trace_at(1);
         sys->written = 1;
         hw_trace(o->w, sys->serial, 0, 0, NULL);
+        if (g_hp.net_fd >= 0) /* the front end sees the header at once */
+            hw_writer_flush(o->w);
         out_report_writer(o);
         return 0;
     }
@@ -266,6 +268,8 @@ int out_open(void)
                       "sampling interval to a thread at its next sample point).\n");
     out_printf(o, "\n--------\n\n");
     out_txt_flush(o);
+    if (g_hp.net_fd >= 0) /* the front end sees the header at once */
+        hw_writer_flush(o->tw);
     return 0;
 }
 

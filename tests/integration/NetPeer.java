@@ -8,6 +8,8 @@
  *                          u4 payload length, payload (big-endian)
  *   raw:HEX                bytes as they are (malformed frames, EOF 0xff)
  *   random:N:SEED          N pseudo-random bytes
+ *   frames:N:SEED          N well-framed commands with random tags (any but
+ *                          EXIT and EOF), 0..12-byte random payloads
  *   sleep:MS
  *   waitfile:PATH          waits (at most 60 s) until PATH exists
  *   await:TEXT             waits (at most 60 s) until the bytes received
@@ -95,6 +97,19 @@ public class NetPeer {
                     byte[] b = new byte[Integer.parseInt(p[1])];
                     new Random(Long.parseLong(p[2])).nextBytes(b);
                     out.write(b);
+                    out.flush();
+                    break;
+                }
+                case "frames": {
+                    Random r = new Random(Long.parseLong(p[2]));
+                    int[] tags = {1, 2, 3, 4, 6, 7, 8, 0x42, 0x99, 0};
+                    for (int k = Integer.parseInt(p[1]); k > 0; k--) {
+                        byte[] payload = new byte[r.nextInt(13)];
+                        r.nextBytes(payload);
+                        java.nio.ByteBuffer bb = java.nio.ByteBuffer.allocate(9 + payload.length);
+                        bb.put((byte) tags[r.nextInt(tags.length)]).putInt(serial++).putInt(payload.length).put(payload);
+                        out.write(bb.array());
+                    }
                     out.flush();
                     break;
                 }

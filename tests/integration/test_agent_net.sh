@@ -138,6 +138,45 @@ for JDK in $FOUND_JDKS; do
         grep -qF "HPROF ERROR: net $m" p$V.err || fail "no stderr message '$m': $(cat p$V.err)"
     done
     echo "   ok: 3 sites records (5000 Blobs, incremental without them, depth 2), summary, 3 bad commands reported, EXIT -> 0"
+
+    step "faults: random commands, random bytes, then the peer closes (format=a)"
+    peer_start r$V "frames:300:$V" "random:4000:$V" "sleep:300" "close"
+    demo_start r$V "net=localhost:$PORT,heap=sites,cpu=samples,interval=1"
+    wait_for r$V.out '^ready$'
+    demo r$V "alloc 2000"
+    demo r$V "spin 500"
+    demo r$V "alloc 1000"
+    demo_end r$V 0
+    wait "$PEER_PID" || fail "NetPeer failed: $(cat r$V.peer)"
+    head -1 r$V.hprof | grep -q '^JAVA PROFILE 1.0.1, created ' || fail "the text stream does not start with its header"
+    grep -q 'HPROF ERROR: net command [0-9]* skipped: ' r$V.err || fail "no skipped command reported: $(head -5 r$V.err)"
+    grep 'HPROF ERROR' r$V.err | grep -vE '^HPROF ERROR: (net command [0-9]+ skipped: .+|net command [0-9]+ \(DUMP HEAP\): heap dumps need heap=dump or heap=all|net=localhost:[0-9]+: the front end closed the connection(: .+)?; the program goes on, its profile output stops when the connection is gone|writing net=localhost:[0-9]+ failed: .+)$' &&
+        fail "an unexpected message: $(grep 'HPROF ERROR' r$V.err | head -5)"
+    echo "   ok: $(grep -c 'skipped' r$V.err) commands skipped, exit 0"
+
+    step "faults: a command announcing a 2 GiB payload, then the peer closes"
+    peer_start h$V "raw:03000000017fffffff0102" "sleep:300" "close"
+    demo_start h$V "net=localhost:$PORT,heap=sites"
+    wait_for h$V.out '^ready$'
+    demo h$V "alloc 100"
+    wait_for h$V.err "the connection ended inside a command's payload \(2 of 2147483647 bytes\)"
+    demo h$V "alloc 100"
+    demo_end h$V 0
+    wait "$PEER_PID" || fail "NetPeer failed: $(cat h$V.peer)"
+    echo "   ok: $(grep -o "the front end closed.*bytes)" h$V.err)"
+
+    step "faults: the peer resets the connection while the program runs"
+    peer_start x$V "cmd:03:0000$F0" "await:SITES END" "rst"
+    demo_start x$V "net=localhost:$PORT,heap=sites,cpu=samples,interval=1,format=a"
+    wait_for x$V.out '^ready$'
+    demo x$V "alloc 3000"
+    wait "$PEER_PID" || fail "NetPeer failed: $(cat x$V.peer)"
+    demo x$V "spin 300"
+    demo x$V "alloc 3000"
+    demo_end x$V 0
+    grep -qE '^HPROF ERROR: (net=localhost:[0-9]+: the front end (closed the connection|connection failed)|writing net=localhost:[0-9]+ failed)' x$V.err ||
+        fail "no clear message about the lost front end: $(cat x$V.err)"
+    echo "   ok: exit 0; $(grep -m1 'HPROF ERROR' x$V.err)"
 done
 
 if [ "$FAILURES" -gt 0 ]; then

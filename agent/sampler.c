@@ -139,7 +139,8 @@ static void JNICALL sampler_main(jvmtiEnv *j, JNIEnv *env, void *arg)
 
 int sampler_start(jvmtiEnv *j, JNIEnv *env)
 {
-    if (!env)
+    /* a net= CPU ON that arrives after VM death stopped the sampler */
+    if (!env || g_hp.sampler_stop_req)
         return -1;
     jclass tc = (*env)->FindClass(env, "java/lang/Thread");
     jmethodID ctor = tc ? (*env)->GetMethodID(env, tc, "<init>", "(Ljava/lang/String;)V") : NULL;

@@ -93,8 +93,12 @@ enum { CTL_EXIT_OK = 0, CTL_EXIT_ERROR = 1, CTL_EXIT_USAGE = 2, CTL_EXIT_TIMEOUT
  * a CLASS DUMP's with 8-byte ids, plus its u2 constant pool count. */
 #define CTL_SUB_HDR_MAX (HPROF_CLASS_DUMP_FIXED(8u) + 2u)
 
-/* The in-band messages of the agent: UTF8 records starting with this. */
-#define CTL_MESSAGE_PREFIX "HPROF "
+/* The in-band messages of the agent: UTF8 records whose text starts with
+ * "HPROF " (or "HPROF:"). The agent's own threads are named so too: their
+ * names are held back (CTL_MESSAGES_HELD at most) until the records that
+ * follow show whether a START THREAD uses them. */
+#define CTL_MESSAGE_PREFIX "HPROF"
+#define CTL_MESSAGES_HELD 4u
 
 /* ------------------------------------------------------------ small helpers */
 
@@ -546,6 +550,9 @@ typedef struct ctl_conn {
     size_t span_len;
     unsigned span_dest;
 
+    uint64_t held[CTL_MESSAGES_HELD]; /* UTF8 ids of possible messages */
+    unsigned nheld;
+
     unsigned problems_shown;
     int send_failed;
 } ctl_conn;
@@ -834,6 +841,27 @@ static const char *ctl_trace_top(const ctl_conn *c, uint32_t trace, char *buf, s
 
 /* ------------------------------------------------------------ record display */
 
+static int ctl_is_message(const uint8_t *text, size_t len)
+{
+    size_t n = strlen(CTL_MESSAGE_PREFIX);
+    return len > n && memcmp(text, CTL_MESSAGE_PREFIX, n) == 0 &&
+           (text[n] == ' ' || text[n] == ':');
+}
+
+/* Shows the held messages, except a thread's names (ids in `names`). */
+static void ctl_messages_show(ctl_ctx *x, ctl_conn *c, const uint64_t *names, unsigned nnames)
+{
+    for (unsigned i = 0; i < c->nheld; i++) {
+        int is_name = 0;
+        for (unsigned j = 0; j < nnames; j++)
+            is_name |= names[j] == c->held[i];
+        char msg[CTL_NAME_MAX + 1];
+        if (!is_name)
+            ctl_show(x, c, "message: %s", ctl_name(c, c->held[i], 0, msg, sizeof msg, "?"));
+    }
+    c->nheld = 0;
+}
+
 static void ctl_malformed(ctl_ctx *x, ctl_conn *c, const char *name, uint64_t need)
 {
     if (ctl_problem_budget(x, c))
@@ -940,16 +968,17 @@ static void ctl_rec_show(ctl_ctx *x, ctl_conn *c)
             ctl_malformed(x, c, name, id);
             return;
         }
-        ctl_remember_name(c, hr_get_id(b, id), b + id, have - id);
-        if (have - id >= strlen(CTL_MESSAGE_PREFIX) &&
-            memcmp(b + id, CTL_MESSAGE_PREFIX, strlen(CTL_MESSAGE_PREFIX)) == 0) {
-            size_t n = have - id;
+        if (ctl_is_message(b + id, have - id)) {
+            size_t n = have - id; /* a message's line end is not part of it */
             while (n && (b[id + n - 1] == '\n' || b[id + n - 1] == '\r'))
                 n--;
-            char msg[CTL_NAME_MAX + 1];
-            ctl_clean(msg, sizeof msg, (const char *)b + id, n, 0);
-            ctl_show(x, c, "message: %s", msg);
+            if (c->nheld == CTL_MESSAGES_HELD)
+                ctl_messages_show(x, c, NULL, 0);
+            ctl_remember_name(c, hr_get_id(b, id), b + id, n);
+            c->held[c->nheld++] = hr_get_id(b, id);
+            return;
         }
+        ctl_remember_name(c, hr_get_id(b, id), b + id, have - id);
         return;
     case HPROF_TAG_LOAD_CLASS:
         if (len != CTL_LOAD_CLASS_SIZE(id)) {
@@ -988,11 +1017,15 @@ static void ctl_rec_show(ctl_ctx *x, ctl_conn *c)
     }
     case HPROF_TAG_START_THREAD: {
         if (len != CTL_START_THREAD_SIZE(id)) {
+            ctl_messages_show(x, c, NULL, 0);
             ctl_malformed(x, c, name, CTL_START_THREAD_SIZE(id));
             return;
         }
         uint32_t serial = hr_get_u4(b);
         uint64_t obj = hr_get_id(b + 4, id), tname = hr_get_id(b + 8 + id, id);
+        const uint64_t names[] = { tname, hr_get_id(b + 8 + 2 * id, id),
+                                   hr_get_id(b + 8 + 3 * id, id) };
+        ctl_messages_show(x, c, names, sizeof names / sizeof names[0]);
         ctl_map_put(&c->thread_obj, serial, obj);
         ctl_map_put(&c->thread_name, serial, tname);
         ctl_show(x, c, "START THREAD %" PRIu32 " \"%s\" (object 0x%" PRIx64 ", group \"%s\")",
@@ -1014,9 +1047,8 @@ static void ctl_rec_show(ctl_ctx *x, ctl_conn *c)
         return;
     }
     case HPROF_TAG_ALLOC_SITES: {
-        uint64_t need = len >= CTL_ALLOC_SITES_FIXED
-                            ? CTL_ALLOC_SITES_FIXED + (uint64_t)hr_get_u4(b + 30) * CTL_ALLOC_SITE_SIZE
-                            : CTL_ALLOC_SITES_FIXED;
+        uint64_t nsites = len >= CTL_ALLOC_SITES_FIXED ? hr_get_u4(b + 30) : 0;
+        uint64_t need = CTL_ALLOC_SITES_FIXED + nsites * CTL_ALLOC_SITE_SIZE;
         if (len != need) {
             ctl_malformed(x, c, name, need);
             return;
@@ -1035,9 +1067,8 @@ static void ctl_rec_show(ctl_ctx *x, ctl_conn *c)
                  hr_get_u4(b), hr_get_u4(b + 4), hr_get_u8(b + 8), hr_get_u8(b + 16));
         return;
     case HPROF_TAG_CPU_SAMPLES: {
-        uint64_t need = len >= CTL_CPU_SAMPLES_FIXED
-                            ? CTL_CPU_SAMPLES_FIXED + (uint64_t)hr_get_u4(b + 4) * CTL_CPU_SAMPLE_SIZE
-                            : CTL_CPU_SAMPLES_FIXED;
+        uint64_t nsamples = len >= CTL_CPU_SAMPLES_FIXED ? hr_get_u4(b + 4) : 0;
+        uint64_t need = CTL_CPU_SAMPLES_FIXED + nsamples * CTL_CPU_SAMPLE_SIZE;
         if (len != need) {
             ctl_malformed(x, c, name, need);
             return;
@@ -1051,7 +1082,9 @@ static void ctl_rec_show(ctl_ctx *x, ctl_conn *c)
             return;
         }
         uint32_t flags = hr_get_u4(b);
-        ctl_show(x, c, "CONTROL SETTINGS: flags 0x%" PRIx32 " (alloc traces %s, cpu sampling %s), depth %u",
+        ctl_show(x, c,
+                 "CONTROL SETTINGS: flags 0x%" PRIx32 " (alloc traces %s, cpu sampling %s), "
+                 "depth %u",
                  flags, flags & HPROF_CTRL_ALLOC_TRACES ? "on" : "off",
                  flags & HPROF_CTRL_CPU_SAMPLING ? "on" : "off", (unsigned)hr_get_u2(b + 4));
         return;
@@ -1221,6 +1254,10 @@ static void ctl_dump_end(ctl_ctx *x, ctl_conn *c, const char *why)
 static void ctl_rec_begin(ctl_ctx *x, ctl_conn *c, const uint8_t *inbuf)
 {
     c->tag = c->rh[0];
+    /* only names and the START THREAD that uses them come between a
+     * thread's name and its START THREAD */
+    if (c->nheld && c->tag != HPROF_TAG_UTF8 && c->tag != HPROF_TAG_START_THREAD)
+        ctl_messages_show(x, c, NULL, 0);
     c->rec_len = hr_get_u4(c->rh + 5);
     c->rec_left = c->rec_len;
     c->rec_is_dump = 0;
@@ -1350,10 +1387,12 @@ static void ctl_detect(ctl_ctx *x, ctl_conn *c)
             }
         }
     }
+    /* the text layout starts with "JAVA PROFILE 1.0.x, created": plain
+     * ASCII. Random bytes pass this test about once in 10^8. */
     int printable = 1;
     for (unsigned i = 0; i < c->head_len; i++) {
         unsigned char ch = c->head[i];
-        if ((ch < 0x20 && ch != '\n' && ch != '\r' && ch != '\t') || ch == 0x7f)
+        if ((ch < 0x20 && ch != '\n' && ch != '\r' && ch != '\t') || ch >= 0x7f)
             printable = 0;
     }
     if (printable) {
@@ -1362,8 +1401,10 @@ static void ctl_detect(ctl_ctx *x, ctl_conn *c)
         ctl_text_feed(x, c, c->head, c->head_len);
     } else {
         char hex[3 * (HPROF_MAGIC_LEN + 1) + 1] = "";
-        for (unsigned i = 0; i < c->head_len && i < 8; i++)
-            snprintf(hex + strlen(hex), sizeof hex - strlen(hex), "%s%02x", i ? " " : "", c->head[i]);
+        for (unsigned i = 0; i < c->head_len && i < 8; i++) {
+            size_t hl = strlen(hex);
+            snprintf(hex + hl, sizeof hex - hl, "%s%02x", i ? " " : "", c->head[i]);
+        }
         ctl_show(x, c, "format: unknown (first bytes %s...): written as is, not shown", hex);
         c->phase = PH_RAW;
     }
@@ -1375,7 +1416,8 @@ static void ctl_header_done(ctl_ctx *x, ctl_conn *c)
     uint32_t idsz = hr_get_u4(c->head + HPROF_MAGIC_LEN + 1);
     uint64_t ts = hr_get_u8(c->head + HPROF_MAGIC_LEN + 5);
     if (idsz != 4 && idsz != 8) {
-        ctl_show(x, c, "format: %.*s with id size %" PRIu32 " (not 4 or 8): written as is, not shown",
+        ctl_show(x, c,
+                 "format: %.*s with id size %" PRIu32 " (not 4 or 8): written as is, not shown",
                  (int)HPROF_MAGIC_LEN, (const char *)c->head, idsz);
         c->phase = PH_RAW;
         return;
@@ -1461,6 +1503,10 @@ static void ctl_feed(ctl_ctx *x, ctl_conn *c, const uint8_t *buf, size_t n)
         }
     }
     ctl_flush(x, c); /* the read buffer is reused */
+    /* a message is shown when it arrives, not with the next output: a
+     * thread's name and its START THREAD are written together, so they come
+     * in one read but for rare splits */
+    ctl_messages_show(x, c, NULL, 0);
 }
 
 /* ------------------------------------------------------------ agents */
@@ -1491,6 +1537,7 @@ static void ctl_conn_close(ctl_ctx *x, ctl_conn *c, const char *why)
         cut = ", ended inside a record";
     else if (c->phase == PH_HEADER)
         cut = ", ended inside the file header";
+    ctl_messages_show(x, c, NULL, 0);
     if (c->dump_open)
         ctl_dump_end(x, c, "the stream ended inside it");
     ctl_flush(x, c);
@@ -1780,13 +1827,19 @@ static int ctl_send_one(ctl_ctx *x, ctl_conn *c, const ctl_command *cmd, uint32_
     hc_cmd h = cmd->cmd;
     h.serial = serial;
     h.id_size = c->binary ? c->idsz : 8;
+    char note[CTL_LINE_MAX / 4] = "";
     if (cmd->thread_kind == CT_ID) {
         h.thread_id = cmd->thread;
     } else if (cmd->thread_kind == CT_SERIAL) {
-        if (!ctl_map_get(&c->thread_obj, cmd->thread, &h.thread_id)) {
-            ctl_err("agent %u has sent no START THREAD for thread %" PRIu64 ": '%s' not sent",
-                    c->k, cmd->thread, cmd->text);
-            return 0;
+        /* the protocol names threads by object id, as START THREAD does. An
+         * id of 0 there (a thread the agent has not tagged) would mean "all
+         * threads": then the serial goes as is, which this project's agent
+         * also matches. */
+        if (ctl_map_get(&c->thread_obj, cmd->thread, &h.thread_id) && h.thread_id) {
+            snprintf(note, sizeof note, ", thread object id 0x%" PRIx64, h.thread_id);
+        } else {
+            h.thread_id = cmd->thread;
+            snprintf(note, sizeof note, ", thread serial sent as is: no object id seen for it");
         }
     }
     uint8_t buf[HC_HEADER_SIZE + HC_MAX_PAYLOAD];
@@ -1807,7 +1860,7 @@ static int ctl_send_one(ctl_ctx *x, ctl_conn *c, const ctl_command *cmd, uint32_
     if (h.tag == HC_EOF)
         printf("[%u] -> %s\n", c->k, cmd->text);
     else
-        printf("[%u] -> %s (serial %" PRIu32 ")\n", c->k, cmd->text, serial);
+        printf("[%u] -> %s (serial %" PRIu32 "%s)\n", c->k, cmd->text, serial, note);
     fflush(stdout);
     return 1;
 }
@@ -2139,8 +2192,10 @@ static void ctl_usage(FILE *f)
         "  traces                      DUMP TRACES\n"
         "  samples [cutoff X]          CPU SAMPLES\n"
         "  alloc on|off                CONTROL: allocation tracking\n"
-        "  cpu on|off [THREAD]         CONTROL: CPU sampling, of one thread (its serial,\n"
-        "                              or its object id as 0x...) or all (0, default)\n"
+        "  cpu on|off [THREAD]         CONTROL: CPU sampling of all threads (THREAD 0,\n"
+        "                              the default) or one: its object id as 0x..., or\n"
+        "                              its serial (sent as the object id its START THREAD\n"
+        "                              gave, or as is when that was 0 or not seen)\n"
         "  clear-samples, clear-sites  CONTROL: clear the CPU samples or the sites\n"
         "  depth N                     CONTROL: stack depth\n"
         "  exit                        EXIT\n"

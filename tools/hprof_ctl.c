@@ -533,6 +533,7 @@ typedef struct ctl_conn {
     ctl_scan scan;
     ctl_range *ranges; /* where heap dump 1 sits in the main file */
     size_t nranges, cap_ranges;
+    int ranges_lost; /* out of memory: FILE.N cannot leave dump 1 out */
     uint64_t main_off; /* bytes sent to the main file so far */
 
     /* names, for display and thread ids */
@@ -1135,8 +1136,10 @@ static void ctl_range_add(ctl_conn *c, uint64_t start, uint64_t end)
     if (c->nranges == c->cap_ranges) {
         size_t cap = c->cap_ranges ? 2 * c->cap_ranges : 16;
         ctl_range *r = realloc(c->ranges, cap * sizeof *r);
-        if (!r)
-            return; /* FILE.N preludes would then hold dump 1: reported there */
+        if (!r) {
+            c->ranges_lost = 1;
+            return;
+        }
         c->ranges = r;
         c->cap_ranges = cap;
     }
@@ -1167,7 +1170,7 @@ static int ctl_copy_range(ctl_ctx *x, ctl_conn *c, uint8_t *buf, uint64_t start,
  * Returns 0, or -1 once the reason is reported. */
 static int ctl_dump_prelude(ctl_ctx *x, ctl_conn *c)
 {
-    uint8_t *buf = malloc(CTL_COPY_CHUNK);
+    uint8_t *buf = c->ranges_lost ? NULL : malloc(CTL_COPY_CHUNK);
     if (!buf) {
         ctl_err("%s: out of memory", c->dump.path);
         return -1;

@@ -9,6 +9,7 @@
 #include "listener.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "threads.h"
 
 #define LSN_STOP_WAIT_MS 5000 /* bound on the stop handshake */
+#define LSN_FLUSH_MS 500      /* output latency to the front end when idle */
 
 int lsn_connect(void)
 {
@@ -112,7 +114,7 @@ static void lsn_alloc_on(jvmtiEnv *j, const hc_cmd *c)
         g_hp.o.heap_sites = 1;
         /* JVMTI applies the new interval to each thread at its next sample
          * point, as after an attach */
-        out_message("HPROF: allocation tracking started by command %u: each thread is counted "
+        out_message("HPROF NOTE: allocation tracking started by command %u: each thread is counted "
                     "exactly from its first sampled allocation on",
                     c->serial);
     }
@@ -235,6 +237,19 @@ static void JNICALL lsn_main(jvmtiEnv *j, JNIEnv *env, void *arg)
     for (;;) {
         hc_cmd c;
         char why[256];
+        /* while no command comes, what events wrote (threads, classes)
+         * still reaches the front end within LSN_FLUSH_MS */
+        struct pollfd pfd = {.fd = g_hp.net_fd, .events = POLLIN};
+        int pr = poll(&pfd, 1, LSN_FLUSH_MS);
+        if (pr == 0 || (pr < 0 && errno == EINTR)) {
+            if (__atomic_load_n(&g_hp.listener_stop_req, __ATOMIC_ACQUIRE))
+                break;
+            if (pr == 0 && hp_enter() == 0) {
+                out_flush();
+                hp_leave();
+            }
+            continue;
+        }
         hc_recv_status st = hc_net_recv_cmd(g_hp.net_fd, &c, why, sizeof why);
         if (__atomic_load_n(&g_hp.listener_stop_req, __ATOMIC_ACQUIRE))
             break; /* woken by lsn_stop's shutdown */

@@ -20,7 +20,7 @@
 set -euo pipefail
 source "$(dirname "$0")/agent_lib.sh"
 CTL=$(dirname "$HPROF")/hprof-ctl
-# (checked where hprof-ctl is used)
+[ -x "$CTL" ] || fail "hprof-ctl not built next to $HPROF"
 
 compile NetDemo
 "$FIRST_JDK/bin/javac" --release 17 -d classes "$SRC/tests/integration/NetPeer.java" || fail "javac NetPeer"
@@ -47,10 +47,16 @@ demo_start() {
     DEMO_PID=$!
     exec 7>"$name.in"
 }
-# demo NAME LINE: sends LINE to the demo and waits for "done LINE"
+# demo NAME LINE: sends LINE to the demo and waits for one more "done LINE"
 demo() {
+    local before i
+    before=$(grep -cx "done $2" "$1.out" || true)
     echo "$2" >&7
-    wait_for "$1.out" "^done $2\$"
+    for i in $(seq 1 600); do
+        [ "$(grep -cx "done $2" "$1.out" || true)" -gt "$before" ] && return 0
+        sleep 0.1
+    done
+    fail "NetDemo did not finish '$2': $(tail -3 "$1.err")"
 }
 # demo_end NAME WANT_RC [open]: closes stdin (unless "open": then the JVM
 # must end by itself, e.g. on EXIT), waits for the JVM, checks its status
@@ -75,6 +81,44 @@ peer_start() {
 }
 # float bits of a cutoff, for NetPeer payloads
 F0=00000000
+
+# ctl_start NAME ARGS...: hprof-ctl on a free loopback port, commands from
+# NAME.cin (a FIFO held open on fd 8), what it shows in NAME.ctl; sets
+# CTL_PID and PORT
+ctl_start() {
+    local name=$1
+    shift
+    rm -f "$name.port" "$name.cin" && mkfifo "$name.cin"
+    timeout 180 "$CTL" listen 0 --loopback --port-file "$name.port" --timeout 60 "$@" \
+        <"$name.cin" >"$name.ctl" 2>"$name.ctlerr" &
+    CTL_PID=$!
+    exec 8>"$name.cin"
+    wait_for "$name.port" '^[0-9]+$' 30
+    PORT=$(cat "$name.port")
+}
+# ctl NAME COMMAND REGEX: sends COMMAND and waits for one more line of
+# hprof-ctl matching REGEX (the output the command asked for)
+ctl() {
+    local before i
+    before=$(grep -cE "$3" "$1.ctl" || true)
+    echo "$2" >&8
+    for i in $(seq 1 600); do
+        [ "$(grep -cE "$3" "$1.ctl" || true)" -gt "$before" ] && return 0
+        sleep 0.1
+    done
+    fail "hprof-ctl: no /$3/ after '$2': $(tail -5 "$1.ctl")"
+}
+# ctl_sync NAME COMMAND: a command without output, followed by HEAP SUMMARY,
+# whose arrival proves the agent has run the command (they run in order)
+ctl_sync() {
+    echo "$2" >&8
+    ctl "$1" summary '^\[1\] HEAP SUMMARY'
+}
+# samples_of OUT N METHOD: hits of METHOD in the N-th CPU SAMPLES section
+samples_of() {
+    awk -v want="$2" -v m="$3" '/^CPU SAMPLES BEGIN/ { sec++; on = (sec == want); next }
+        /^CPU SAMPLES END/ { on = 0 } on && $6 == m { s += $4 } END { print s + 0 }' "$1"
+}
 
 for JDK in $FOUND_JDKS; do
     JAVA=$JDK/bin/java
@@ -177,6 +221,128 @@ for JDK in $FOUND_JDKS; do
     grep -qE '^HPROF ERROR: (net=localhost:[0-9]+: the front end (closed the connection|connection failed)|writing net=localhost:[0-9]+ failed)' x$V.err ||
         fail "no clear message about the lost front end: $(cat x$V.err)"
     echo "   ok: exit 0; $(grep -m1 'HPROF ERROR' x$V.err)"
+
+    step "hprof-ctl: every command, binary"
+    ctl_start c$V --out c$V.hprof
+    demo_start c$V "net=localhost:$PORT,heap=all,format=b,cpu=samples,interval=1"
+    wait_for c$V.out '^ready$'
+    wait_for c$V.ctl '^\[1\] START THREAD [0-9]+ "main"'
+    MAIN=$(sed -nE 's/^\[1\] START THREAD ([0-9]+) "main".*/\1/p' c$V.ctl | head -1)
+    demo c$V "alloc 4000"
+    ctl c$V sites '^\[1\] ALLOC SITES'                              # sites 1
+    ctl c$V summary '^\[1\] HEAP SUMMARY'
+    hs=$(grep '^\[1\] HEAP SUMMARY' c$V.ctl | tail -1)
+    n=$(echo "$hs" | grep -oE 'allocated [0-9]+ bytes in [0-9]+ instances' | awk '{print $5}')
+    [ -n "$n" ] && [ "$n" -ge 4000 ] || fail "HEAP SUMMARY shows fewer than the 4000 Blobs allocated: $hs"
+    ctl c$V dump '^\[1\] HEAP DUMP'                                 # dump 1: 4000 Blobs
+    demo c$V drop
+    ctl_sync c$V gc
+    ctl c$V sites '^\[1\] ALLOC SITES'                              # sites 2: dead
+    ctl_sync c$V "alloc off"
+    demo c$V "alloc 1000"
+    ctl_sync c$V "alloc on"
+    ctl c$V "sites" '^\[1\] ALLOC SITES'                            # sites 3: still 4000
+    ctl_sync c$V "depth 2"
+    demo c$V "deep 4"
+    ctl c$V sites '^\[1\] ALLOC SITES'                              # sites 4: 2 frames
+    ctl_sync c$V clear-sites
+    demo c$V "alloc 10"
+    ctl c$V sites '^\[1\] ALLOC SITES'                              # sites 5: 10 only
+    ctl_sync c$V "depth 3"
+    demo c$V "deep 6"
+    ctl_sync c$V "sites cutoff 0.5"                                   # sites 6: not the deep Blob
+    cp c$V.hprof c$V.before
+    ctl_sync c$V traces
+    cp c$V.hprof c$V.after
+    ctl_sync c$V "cpu off"
+    demo c$V "spin 400"
+    ctl c$V samples '^\[1\] CPU SAMPLES'                            # samples 1: none
+    ctl_sync c$V "cpu on"
+    demo c$V "spin 400"
+    ctl c$V samples '^\[1\] CPU SAMPLES'                            # samples 2: spin
+    ctl_sync c$V "cpu off $MAIN"
+    demo c$V "spin 400"
+    ctl c$V samples '^\[1\] CPU SAMPLES'                            # samples 3: none
+    ctl_sync c$V "cpu on $MAIN"
+    demo c$V "spin 200"
+    ctl_sync c$V clear-samples
+    ctl c$V samples '^\[1\] CPU SAMPLES'                            # samples 4: none
+    echo exit >&8
+    demo_end c$V 0 open
+    exec 8>&-
+    wait "$CTL_PID" || fail "hprof-ctl exited $?: $(cat c$V.ctlerr)"
+    # the checks, on the files hprof-ctl wrote
+    "$HPROF" verify c$V.hprof >c$V.verify || fail "c$V.hprof: $(tail -3 c$V.verify)"
+    "$HPROF" verify c$V.hprof.2 >c$V.verify2 || fail "c$V.hprof.2 (the exit dump): $(tail -3 c$V.verify2)"
+    expect_eq "NetDemo\$Blob instances in the DUMP HEAP dump" 4000 \
+        "$("$HPROF" histo c$V.hprof | awk '$NF == "NetDemo$Blob" { print $2 }')"
+    "$HPROF" print c$V.hprof >c$V.txt || fail "hprof print c$V.hprof"
+    site_cols() { site "$1" "$2" "$3" "$4" | awk '{print $4, $5, $6, $7}'; }
+    expect_eq "sites 1: Blob" "96000 4000 96000 4000" "$(site_cols c$V.txt 'NetDemo$Blob' "$BLOB_CALL" 1)"
+    expect_eq "sites 2, after drop + gc: Blob" "0 0 96000 4000" "$(site_cols c$V.txt 'NetDemo$Blob' "$BLOB_CALL" 2)"
+    expect_eq "sites 3, 1000 more allocated with alloc off: Blob" "0 0 96000 4000" "$(site_cols c$V.txt 'NetDemo$Blob' "$BLOB_CALL" 3)"
+    expect_eq "sites 4, depth 2: the deep Blob" "24 1 24 1" \
+        "$(site_cols c$V.txt 'NetDemo$Blob' "NetDemo.makeBlobs(NetDemo.java:$L_BLOB)|NetDemo.deep(NetDemo.java:$L_DEEP)" 4)"
+    deep2="NetDemo.makeBlobs(NetDemo.java:$L_BLOB)|NetDemo.deep(NetDemo.java:$L_DEEP)"
+    tr=$(site c$V.txt 'NetDemo$Blob' "$deep2" 4 | awk '{print $8}')
+    expect_eq "frames of the deep Blob's trace at depth 2" 2 "$(awk -F'\t' -v t="$tr" '$1 == t' c$V.txt.traces | awk -F'|' '{print NF}')"
+    expect_eq "sites 5, after clear-sites and 10 more: Blob" "240 10 240 10" "$(site_cols c$V.txt 'NetDemo$Blob' "$BLOB_CALL" 5)"
+    expect_eq "sites 5: the deep Blob is gone" "" "$(site_cols c$V.txt 'NetDemo$Blob' "$deep2" 5)"
+    deep3="NetDemo.makeBlobs(NetDemo.java:$L_BLOB)|NetDemo.deep(NetDemo.java:$L_DEEP)|NetDemo.deep(NetDemo.java:$((L_DEEP - 1)))"
+    { "$HPROF" print c$V.before || true; } | traces /dev/stdin | awk -F'\t' -v f="$deep3" '$3 == f' >c$V.tb
+    { "$HPROF" print c$V.after || true; } | traces /dev/stdin | awk -F'\t' -v f="$deep3" '$3 == f' >c$V.ta
+    [ ! -s c$V.tb ] || fail "the depth-3 deep trace was written before DUMP TRACES: $(cat c$V.tb)"
+    [ -s c$V.ta ] || fail "DUMP TRACES did not write the depth-3 trace $deep3"
+    ns=$(grep -c '^CPU SAMPLES BEGIN' c$V.txt)
+    [ "$ns" -ge 4 ] || fail "expected at least 4 CPU SAMPLES sections, found $ns"
+    expect_eq "samples 1 (cpu off): NetDemo.spin hits" 0 "$(samples_of c$V.txt 1 NetDemo.spin)"
+    sp=$(samples_of c$V.txt 2 NetDemo.spin)
+    [ "$sp" -ge 10 ] || fail "samples 2 (cpu on, 400 ms of spin at 1 ms): only $sp hits of NetDemo.spin"
+    expect_eq "samples 3 (cpu off main): NetDemo.spin hits" 0 "$(samples_of c$V.txt 3 NetDemo.spin)"
+    expect_eq "samples 4 (after clear-samples): NetDemo.spin hits" 0 "$(samples_of c$V.txt 4 NetDemo.spin)"
+    grep -q '^\[1\] disconnected: ' c$V.ctl || fail "hprof-ctl did not see the agent go: $(tail -3 c$V.ctl)"
+    echo "   ok: sites x5 as commanded, summary, dump (4000 Blobs; the exit dump in c$V.hprof.2), traces, cpu on/off/thread, clear-samples, exit -> 0"
+
+    step "hprof-ctl: text output, and two agents at once"
+    ctl_start t$V --out t$V.txt --agents 2
+    ( printf 'alloc 300\nspin 200\nquit\n' | timeout 120 "$JAVA" -Xcheck:jni "$A=net=localhost:$PORT,heap=sites,cpu=samples,interval=1" \
+        -cp classes NetDemo >t$V.a.out 2>t$V.a.err ) &
+    pa=$!
+    ( printf 'alloc 700\nquit\n' | timeout 120 "$JAVA" -Xcheck:jni "$A=net=localhost:$PORT,heap=sites,format=b" \
+        -cp classes NetDemo >t$V.b.out 2>t$V.b.err ) &
+    pb=$!
+    wait $pa || fail "agent a exited $?: $(head -5 t$V.a.err)"
+    wait $pb || fail "agent b exited $?: $(head -5 t$V.b.err)"
+    exec 8>&-
+    wait "$CTL_PID" || fail "hprof-ctl exited $?: $(cat t$V.ctlerr)"
+    # which agent got which file depends on who connected first
+    for f in t$V.txt t$V-2.txt; do
+        if head -1 $f | grep -q '^JAVA PROFILE 1.0.1, created '; then
+            check_layout $f
+            expect_eq "$f: the text agent's Blobs" "7200 300 7200 300" "$(site_cols $f 'NetDemo$Blob' "$BLOB_CALL" 0)"
+            grep -q '^CPU SAMPLES BEGIN' $f || fail "$f: no CPU SAMPLES"
+        else
+            "$HPROF" verify $f >$f.verify || fail "$f: $(tail -3 $f.verify)"
+            "$HPROF" print $f >$f.print
+            expect_eq "$f: the binary agent's Blobs" "16800 700 16800 700" "$(site_cols $f.print 'NetDemo$Blob' "$BLOB_CALL" 0)"
+        fi
+    done
+    echo "   ok: a text and a binary agent at once, one file each"
+
+    step "hprof-ctl killed mid-run: the JVM runs to completion"
+    ctl_start k$V --out k$V.hprof
+    demo_start k$V "net=localhost:$PORT,heap=sites,cpu=samples,interval=1,format=b"
+    wait_for k$V.out '^ready$'
+    demo k$V "alloc 1000"
+    pkill -9 -P "$CTL_PID" # hprof-ctl itself ($! is timeout's pid)
+    wait "$CTL_PID" 2>/dev/null || true
+    exec 8>&-
+    demo k$V "spin 300"
+    demo k$V "alloc 5000"
+    demo_end k$V 0
+    grep -qE '^HPROF ERROR: (net=localhost:[0-9]+: the front end (closed the connection|connection failed)|writing net=localhost:[0-9]+ failed)' k$V.err ||
+        fail "no clear message about the lost front end: $(cat k$V.err)"
+    echo "   ok: exit 0; $(grep -m1 'HPROF ERROR' k$V.err)"
 done
 
 if [ "$FAILURES" -gt 0 ]; then

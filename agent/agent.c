@@ -45,11 +45,13 @@ void hp_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    flockfile(stderr); /* one line, even with several threads reporting */
     if (__atomic_exchange_n(&hp_line_open, 0, __ATOMIC_RELAXED))
         fputc('\n', stderr);
     fputs("HPROF ERROR: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
+    funlockfile(stderr);
     va_end(ap);
 }
 
@@ -204,34 +206,42 @@ static void JNICALL hp_on_thread_end(jvmtiEnv *j, JNIEnv *env, jthread thread)
     hp_leave();
 }
 
-/* Sampled mode (sample=BYTES): each sample stands for about
- * sample_bytes / size objects; rows and totals become estimates. With
- * `changed_only`, tot (over all sites) is estimated from all rows. */
-static hp_site_row *hp_site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4], int flags)
+/* The rows and totals of every site; in sampled mode (sample=BYTES) each
+ * sample stands for about sample_bytes / size objects, so rows and totals
+ * become estimates. With `changed_only`, only the rows changed since the
+ * last marked output are kept (a (class, trace) row whole when any of its
+ * sites changed); the totals still cover every row. */
+static hp_site_row *hp_site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4], int flags,
+                                 int changed_only)
 {
     hp_site_row *rows = site_rows(j, n, tot, flags);
     if (!rows) {
         hp_error("out of memory collecting allocation sites");
         return NULL;
     }
-    if (!g_hp.sample_bytes)
-        return rows;
-    uint64_t scaled[4] = {0, 0, 0, 0};
-    for (uint32_t i = 0; i < *n; i++) {
-        hp_site_row *r = &rows[i];
-        uint64_t size = r->alloc_n ? r->alloc_bytes / r->alloc_n : 0;
-        uint64_t w = size && size < g_hp.sample_bytes ? g_hp.sample_bytes / size : 1;
-        r->live_n *= w;
-        r->live_bytes *= w;
-        r->alloc_n *= w;
-        r->alloc_bytes *= w;
-        scaled[0] += r->live_bytes;
-        scaled[1] += r->live_n;
-        scaled[2] += r->alloc_bytes;
-        scaled[3] += r->alloc_n;
+    if (g_hp.sample_bytes) {
+        memset(tot, 0, 4 * sizeof tot[0]);
+        for (uint32_t i = 0; i < *n; i++) {
+            hp_site_row *r = &rows[i];
+            uint64_t size = r->alloc_n ? r->alloc_bytes / r->alloc_n : 0;
+            uint64_t w = size && size < g_hp.sample_bytes ? g_hp.sample_bytes / size : 1;
+            r->live_n *= w;
+            r->live_bytes *= w;
+            r->alloc_n *= w;
+            r->alloc_bytes *= w;
+            tot[0] += r->live_bytes;
+            tot[1] += r->live_n;
+            tot[2] += r->alloc_bytes;
+            tot[3] += r->alloc_n;
+        }
     }
-    if (!(flags & SITE_ROWS_CHANGED))
-        memcpy(tot, scaled, sizeof scaled);
+    if (changed_only) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < *n; i++)
+            if (rows[i].changed)
+                rows[k++] = rows[i];
+        *n = k;
+    }
     return rows;
 }
 
@@ -239,8 +249,7 @@ void hp_write_sites(jvmtiEnv *j, uint16_t flags, double cutoff)
 {
     uint32_t n = 0;
     uint64_t tot[4];
-    int rf = SITE_ROWS_MARK | ((flags & HPROF_SITES_INCREMENTAL) ? SITE_ROWS_CHANGED : 0);
-    hp_site_row *rows = hp_site_rows(j, &n, tot, rf);
+    hp_site_row *rows = hp_site_rows(j, &n, tot, SITE_ROWS_MARK, (flags & HPROF_SITES_INCREMENTAL) != 0);
     if (!rows)
         return;
     out_sites_opts so = {.flags = flags, .cutoff = cutoff, .sample_bytes = g_hp.sample_bytes};
@@ -252,7 +261,7 @@ void hp_write_summary(jvmtiEnv *j)
 {
     uint32_t n = 0;
     uint64_t tot[4];
-    hp_site_row *rows = hp_site_rows(j, &n, tot, 0);
+    hp_site_row *rows = hp_site_rows(j, &n, tot, 0, 0);
     if (!rows)
         return;
     free(rows);
@@ -441,7 +450,12 @@ static void JNICALL hp_on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread thread)
 static void JNICALL hp_on_vm_death(jvmtiEnv *j, JNIEnv *env)
 {
     (void)env;
+    /* under dump_lock: a net= command running now finishes first, and none
+     * after this may switch counting or sampling back on */
+    jx_lock(j, g_hp.dump_lock);
+    g_hp.dying = 1;
     __atomic_store_n(&g_hp.alloc_on, 0, __ATOMIC_RELEASE);
+    jx_unlock(j, g_hp.dump_lock);
     sampler_stop(j); /* its last samples are in the final dump */
     if (g_hp.o.cpu == OPTS_CPU_TIMES || g_hp.o.cpu == OPTS_CPU_OLD)
         tm_stop(j); /* the dump's own Java calls are not the program's */

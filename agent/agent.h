@@ -76,6 +76,8 @@ typedef struct hp_agent {
     int net_fd;
     jrawMonitorID listener_lock;
     volatile int listener_running, listener_stop_req;
+    /* VM death has begun (set under dump_lock): net= commands are refused */
+    int dying;
     hp_out *out;
     /* tables (structure under data_lock; see each module's header) */
     vec strs;           /* names.c: hp_str */

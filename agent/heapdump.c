@@ -804,7 +804,8 @@ static void hd_prelude(hd_state *st, const hd_thread *thr, uint32_t nthr)
         hd_trace_once(st->mw, &seen, &frames, thr[i].trace);
     uint32_t ns = site_count();
     for (uint32_t i = 1; i < ns; i++)
-        hd_trace_once(st->mw, &seen, &frames, site_at(i)->trace);
+        if (site_at(i)->trace) /* NULL: a site being created */
+            hd_trace_once(st->mw, &seen, &frames, site_at(i)->trace);
     hu_map_cleanup(&seen);
     hu_map_cleanup(&frames);
 }
@@ -886,7 +887,8 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
             out_dump_trace(st.o, thr[i].trace);
         uint32_t ns = site_count();
         for (uint32_t i = 1; i < ns; i++)
-            out_dump_trace(st.o, site_at(i)->trace);
+            if (site_at(i)->trace) /* NULL: a site being created */
+                out_dump_trace(st.o, site_at(i)->trace);
     } else {
         snprintf(fpath, sizeof fpath, "%s.%u", g_hp.outname, nth);
         int err = 0;
@@ -907,11 +909,12 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     /* the objects' temporary file, unlinked at once */
     if (g_hp.net_fd >= 0) { /* no output file to put it beside */
         const char *dir = getenv("TMPDIR");
-        snprintf(tmp, sizeof tmp, "%s/hprof.TMP.%ld", dir && *dir ? dir : "/tmp", (long)getpid());
+        snprintf(tmp, sizeof tmp, "%s/hprof.TMP.XXXXXX", dir && *dir ? dir : "/tmp");
+        tfd = mkostemp(tmp, O_CLOEXEC); /* a shared /tmp: a name nobody has */
     } else {
         snprintf(tmp, sizeof tmp, "%s.TMP.%ld", g_hp.outname, (long)getpid());
+        tfd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     }
-    tfd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (tfd < 0) {
         hp_error("heap dump: cannot create the temporary file %s: %s", tmp, strerror(errno));
         goto end_output;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -27,8 +28,19 @@
 #include "sites.h"
 #include "threads.h"
 
+/* ALLOC SITES flags go to the output as they came */
+_Static_assert(HC_SITES_INCREMENTAL == HPROF_SITES_INCREMENTAL, "sites flag");
+_Static_assert(HC_SITES_BY_ALLOC == HPROF_SITES_SORT_BY_ALLOC, "sites flag");
+_Static_assert(HC_SITES_FORCE_GC == HPROF_SITES_FORCE_GC, "sites flag");
+
 #define LSN_STOP_WAIT_MS 5000 /* bound on the stop handshake */
+#define LSN_WAIT_STEP_MS 100
 #define LSN_FLUSH_MS 500      /* output latency to the front end when idle */
+#define LSN_DRAIN_MS 2000     /* at exit: how long the front end may take to close */
+#define LSN_SEND_TIMEOUT_S 30 /* a front end that reads nothing for this long
+                               * is dropped (sticky write error), so it cannot
+                               * hang the program or its exit */
+#define LSN_LOCAL_REFS 32     /* local references a command may make */
 
 int lsn_connect(void)
 {
@@ -38,6 +50,8 @@ int lsn_connect(void)
         hp_error("net=%s:%u: %s", g_hp.o.net_host, g_hp.o.net_port, err);
         return -1;
     }
+    struct timeval tv = {.tv_sec = LSN_SEND_TIMEOUT_S, .tv_usec = 0};
+    setsockopt(g_hp.net_fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     return 0;
 }
 
@@ -58,7 +72,10 @@ static void lsn_cpu(jvmtiEnv *j, JNIEnv *env, const hc_cmd *c)
             lsn_refuse(c, "CPU sampling does not go with cpu=times|old");
             return;
         }
-        /* started on demand: from now on dumps include CPU SAMPLES */
+        /* started on demand: from now on dumps include CPU SAMPLES; for one
+         * thread, the others stay off */
+        if (c->thread_id)
+            __atomic_store_n(&g_hp.cpu_paused, 1, __ATOMIC_RELAXED);
         if (sampler_start(j, env) != 0) {
             lsn_refuse(c, "the CPU sampling thread could not be started");
             return;
@@ -67,13 +84,19 @@ static void lsn_cpu(jvmtiEnv *j, JNIEnv *env, const hc_cmd *c)
     }
     if (c->thread_id == 0)
         __atomic_store_n(&g_hp.cpu_paused, !on, __ATOMIC_RELAXED);
-    if ((*env)->PushLocalFrame(env, 16) != 0)
+    if ((*env)->PushLocalFrame(env, LSN_LOCAL_REFS) != 0)
         return;
     jint n = 0;
     jthread *ts = NULL;
     int found = 0;
     if (jx_report(j, (*j)->GetAllThreads(j, &n, &ts), "GetAllThreads") == JVMTI_ERROR_NONE) {
-        (*env)->EnsureLocalCapacity(env, n + 16);
+        if ((*env)->EnsureLocalCapacity(env, n + LSN_LOCAL_REFS) != 0) {
+            (*env)->ExceptionClear(env); /* the OutOfMemoryError it leaves */
+            jx_free(j, ts);
+            (*env)->PopLocalFrame(env, NULL);
+            lsn_refuse(c, "out of memory listing the threads");
+            return;
+        }
         for (jint i = 0; i < n; i++) {
             hp_thread *th = thr_get(j, env, ts[i]);
             if (!th)
@@ -82,9 +105,8 @@ static void lsn_cpu(jvmtiEnv *j, JNIEnv *env, const hc_cmd *c)
                 __atomic_store_n(&th->cpu_ctl, THR_CPU_DEFAULT, __ATOMIC_RELAXED);
                 continue;
             }
-            jlong tag = 0;
-            (*j)->GetTag(j, ts[i], &tag);
-            if (th->serial == c->thread_id || (tag && (uint64_t)tag == c->thread_id)) {
+            /* the id its THREAD START showed: its tag may have changed since */
+            if (th->serial == c->thread_id || (th->obj_id && th->obj_id == c->thread_id)) {
                 __atomic_store_n(&th->cpu_ctl, on ? THR_CPU_ON : THR_CPU_OFF, __ATOMIC_RELAXED);
                 found = 1;
             }
@@ -234,6 +256,7 @@ static void JNICALL lsn_main(jvmtiEnv *j, JNIEnv *env, void *arg)
             th->agent = 1; /* never sampled */
         (*env)->DeleteLocalRef(env, self);
     }
+    int commands = 1; /* until EOF: after it, input is only drained */
     for (;;) {
         hc_cmd c;
         char why[256];
@@ -241,14 +264,23 @@ static void JNICALL lsn_main(jvmtiEnv *j, JNIEnv *env, void *arg)
          * still reaches the front end within LSN_FLUSH_MS */
         struct pollfd pfd = {.fd = g_hp.net_fd, .events = POLLIN};
         int pr = poll(&pfd, 1, LSN_FLUSH_MS);
+        if (__atomic_load_n(&g_hp.listener_stop_req, __ATOMIC_ACQUIRE))
+            break;
         if (pr == 0 || (pr < 0 && errno == EINTR)) {
-            if (__atomic_load_n(&g_hp.listener_stop_req, __ATOMIC_ACQUIRE))
-                break;
             if (pr == 0 && hp_enter() == 0) {
                 out_flush();
                 hp_leave();
             }
             continue;
+        }
+        if (!commands) {
+            /* bytes after EOF are read and dropped: unread input would make
+             * the final close a reset, which loses the output's tail */
+            char sink[4096];
+            ssize_t r = recv(g_hp.net_fd, sink, sizeof sink, 0);
+            if (r > 0 || (r < 0 && errno == EINTR))
+                continue;
+            break;
         }
         hc_recv_status st = hc_net_recv_cmd(g_hp.net_fd, &c, why, sizeof why);
         if (__atomic_load_n(&g_hp.listener_stop_req, __ATOMIC_ACQUIRE))
@@ -262,7 +294,8 @@ static void JNICALL lsn_main(jvmtiEnv *j, JNIEnv *env, void *arg)
         if (st == HC_RECV_EOF) {
             hp_info("HPROF: the front end sent EOF: no more commands; the profile still goes to net=%s:%u\n",
                     g_hp.o.net_host, g_hp.o.net_port);
-            break;
+            commands = 0;
+            continue;
         }
         if (st == HC_RECV_CLOSED || st == HC_RECV_ERROR) {
             hp_error("net=%s:%u: the front end %s%s%s; the program goes on, its profile output "
@@ -281,7 +314,11 @@ static void JNICALL lsn_main(jvmtiEnv *j, JNIEnv *env, void *arg)
         if (hp_enter())
             break; /* the VM is dying */
         jx_lock(j, g_hp.dump_lock);
-        if ((*env)->PushLocalFrame(env, 32) == 0) {
+        if (g_hp.dying) {
+            /* VM death has begun (its final dump is under way or done):
+             * nothing may switch a mode back on now */
+            lsn_refuse(&c, "the VM is exiting");
+        } else if ((*env)->PushLocalFrame(env, LSN_LOCAL_REFS) == 0) {
             lsn_exec(j, env, &c);
             (*env)->PopLocalFrame(env, NULL);
         }
@@ -316,23 +353,57 @@ int lsn_start(jvmtiEnv *j, JNIEnv *env)
     return 0;
 }
 
+/* Waits (bounded) for the listener to leave. Returns 1 once it has. */
+static int lsn_wait_done(jvmtiEnv *j, int ms)
+{
+    jx_lock(j, g_hp.listener_lock);
+    for (int waited = 0; g_hp.listener_running && waited < ms; waited += LSN_WAIT_STEP_MS)
+        (*j)->RawMonitorWait(j, g_hp.listener_lock, LSN_WAIT_STEP_MS);
+    int done = !g_hp.listener_running;
+    jx_unlock(j, g_hp.listener_lock);
+    return done;
+}
+
 void lsn_stop(jvmtiEnv *j)
 {
     if (g_hp.net_fd < 0)
         return;
     __atomic_store_n(&g_hp.listener_stop_req, 1, __ATOMIC_RELEASE);
-    /* wakes a recv blocked on the socket (close alone would not) */
-    shutdown(g_hp.net_fd, SHUT_RDWR);
+    /* FIN after the last output: the front end sees the stream end */
+    shutdown(g_hp.net_fd, SHUT_WR);
+    int done = 1;
     if (g_hp.listener_lock) {
-        jx_lock(j, g_hp.listener_lock);
-        for (int waited = 0; g_hp.listener_running && waited < LSN_STOP_WAIT_MS; waited += 100)
-            (*j)->RawMonitorWait(j, g_hp.listener_lock, 100);
-        if (g_hp.listener_running)
+        /* it notices within one poll; one blocked inside a command's bytes
+         * is woken by shutting reading down too */
+        done = lsn_wait_done(j, 2 * LSN_FLUSH_MS);
+        if (!done) {
+            shutdown(g_hp.net_fd, SHUT_RD);
+            done = lsn_wait_done(j, LSN_STOP_WAIT_MS);
+        }
+        if (!done)
             hp_error("the net= listener thread did not stop in %d ms", LSN_STOP_WAIT_MS);
-        jx_unlock(j, g_hp.listener_lock);
     }
-    if (!g_hp.listener_running) {
-        close(g_hp.net_fd);
-        g_hp.net_fd = -1;
+    if (!done)
+        return; /* it may still read the fd: leave it open */
+    /* drain what the front end still sends until it closes (bounded):
+     * closing with unread input would reset the connection and could
+     * drop the output's tail at the front end */
+    int64_t end = hp_now_ns() + (int64_t)LSN_DRAIN_MS * 1000000;
+    for (;;) {
+        int64_t left_ms = (end - hp_now_ns()) / 1000000;
+        if (left_ms <= 0)
+            break;
+        struct pollfd pfd = {.fd = g_hp.net_fd, .events = POLLIN};
+        int pr = poll(&pfd, 1, (int)left_ms);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0)
+            break;
+        char sink[4096];
+        ssize_t r = recv(g_hp.net_fd, sink, sizeof sink, MSG_DONTWAIT);
+        if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN))
+            break;
     }
+    close(g_hp.net_fd);
+    g_hp.net_fd = -1;
 }

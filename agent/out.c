@@ -615,14 +615,29 @@ void out_cpu_samples(const hp_cpu_row *rows, uint32_t n, uint64_t total, double 
 
 void out_all_traces(void)
 {
-    hp_out *o = out_begin();
-    if (!o)
+    /* the traces first, under data_lock: a slot being created is visible
+     * (zeroed) before it is filled; out_lock comes after (lock order) */
+    jx_lock(g_hp.jvmti, g_hp.data_lock);
+    uint32_t n = trace_count(), k = 0;
+    hp_trace **ts = malloc(sizeof *ts * (n ? n : 1));
+    for (uint32_t i = 1; ts && i < n; i++) {
+        hp_trace *t = trace_at(i);
+        if (t && t->serial)
+            ts[k++] = t;
+    }
+    jx_unlock(g_hp.jvmti, g_hp.data_lock);
+    if (!ts) {
+        hp_error("out of memory writing the traces");
         return;
-    uint32_t n = trace_count();
-    for (uint32_t i = 1; i < n; i++)
-        out_trace_locked(o, trace_at(i));
-    out_report_writer(o);
-    out_end();
+    }
+    hp_out *o = out_begin();
+    if (o) {
+        for (uint32_t i = 0; i < k; i++)
+            out_trace_locked(o, ts[i]);
+        out_report_writer(o);
+        out_end();
+    }
+    free(ts);
 }
 
 void out_message(const char *fmt, ...)

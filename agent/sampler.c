@@ -69,12 +69,14 @@ static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
         if ((*j)->GetThreadState(j, ts[i], &state) != JVMTI_ERROR_NONE)
             continue;
         hp_thread *th = thr_get(j, env, ts[i]);
-        uint8_t ctl = th ? __atomic_load_n(&th->cpu_ctl, __ATOMIC_RELAXED) : THR_CPU_OFF;
+        if (!th || th->agent) /* NULL: the thread ended since GetAllThreads */
+            continue;
+        uint8_t ctl = __atomic_load_n(&th->cpu_ctl, __ATOMIC_RELAXED);
         if (ctl == THR_CPU_OFF || (ctl == THR_CPU_DEFAULT && g_hp.cpu_paused)) {
             th->cpu_seen = 0; /* switched off over net=: a new baseline when back on */
             continue;
         }
-        if (!th || th->agent || !sampler_ran(j, ts[i], th, state, wall_ns))
+        if (!sampler_ran(j, ts[i], th, state, wall_ns))
             continue;
         run[nrun] = ts[i];
         runth[nrun++] = th;

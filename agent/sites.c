@@ -115,15 +115,19 @@ int site_clear(jvmtiEnv *j)
     jvmtiError e = (*j)->IterateThroughHeap(j, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, &untagged);
     if (jx_report(j, e, "IterateThroughHeap") != JVMTI_ERROR_NONE)
         return -1;
+    /* frees a GC queued meanwhile also belong to the old counts */
+    (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, NULL);
+    jx_lock(j, g_hp.data_lock); /* sites being created are published first */
     uint32_t ns = site_count();
     for (uint32_t i = 1; i < ns; i++) {
         hp_site *s = site_at(i);
-        __atomic_store_n(&s->alloc_n, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&s->alloc_bytes, 0, __ATOMIC_RELAXED);
+        s->base_alloc_n = __atomic_load_n(&s->alloc_n, __ATOMIC_RELAXED);
+        s->base_alloc_bytes = __atomic_load_n(&s->alloc_bytes, __ATOMIC_RELAXED);
         __atomic_store_n(&s->live_n, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&s->live_bytes, 0, __ATOMIC_RELAXED);
         s->seen_alloc_n = s->seen_live_n = 0;
     }
+    jx_unlock(j, g_hp.data_lock);
     hp_info("HPROF: sites cleared (%llu objects no longer tracked)\n", (unsigned long long)untagged);
     return 0;
 }
@@ -145,12 +149,12 @@ hp_site_row *site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4], int flags)
         hp_site *s = site_at(i);
         if (!s->cls)
             continue;
-        uint64_t an = __atomic_load_n(&s->alloc_n, __ATOMIC_RELAXED);
+        uint64_t an = __atomic_load_n(&s->alloc_n, __ATOMIC_RELAXED) - s->base_alloc_n;
         if (an == 0)
             continue;
         uint64_t ln = __atomic_load_n(&s->live_n, __ATOMIC_RELAXED);
         uint64_t lb = __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED);
-        uint64_t ab = __atomic_load_n(&s->alloc_bytes, __ATOMIC_RELAXED);
+        uint64_t ab = __atomic_load_n(&s->alloc_bytes, __ATOMIC_RELAXED) - s->base_alloc_bytes;
         tot[0] += lb;
         tot[1] += ln;
         tot[2] += ab;
@@ -180,13 +184,5 @@ hp_site_row *site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4], int flags)
     }
     jx_unlock(j, g_hp.data_lock);
     hu_map_cleanup(&merge);
-    if (flags & SITE_ROWS_CHANGED) {
-        /* a (class, trace) row shows whole when any of its sites changed */
-        uint32_t k = 0;
-        for (uint32_t i = 0; i < *n; i++)
-            if (rows[i].changed)
-                rows[k++] = rows[i];
-        *n = k;
-    }
     return rows;
 }

@@ -28,6 +28,9 @@ typedef struct hp_site {
     /* alloc_n and live_n at the last sites output (site_rows with
      * SITE_ROWS_MARK): what "changed" means for incremental output */
     uint64_t seen_alloc_n, seen_live_n;
+    /* alloc_n and alloc_bytes at the last site_clear, subtracted in the
+     * output: alloc_n itself never goes back, it numbers the tags */
+    uint64_t base_alloc_n, base_alloc_bytes;
 } hp_site;
 
 int site_init(void);
@@ -59,18 +62,20 @@ typedef struct hp_site_row {
 } hp_site_row;
 
 #define SITE_ROWS_MARK 1    /* remember these counts as "output" */
-#define SITE_ROWS_CHANGED 2 /* only rows changed since the last marked output */
 
-/* Snapshot of the rows (malloc'ed, *n rows) and the totals over all sites
- * (also with SITE_ROWS_CHANGED). */
+/* Snapshot of the rows (malloc'ed, *n rows) and their totals; each row
+ * says whether it changed since the last marked output. */
 hp_site_row *site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4], int flags);
 
 /* The net= CONTROL "clear sites": every site starts again from zero, live
  * counts included. Objects allocated before are untagged (one heap
  * iteration), so their later frees count nowhere; the site table itself
- * stays, so no tag ever points at a dead site (the original's defect).
- * Caller holds dump_lock and no other lock; allocation counting must be
- * off (g_hp.alloc_on) around it. Returns 0 or -1 (reported). */
+ * stays, so no tag ever points at a dead site (the original's defect), and
+ * tags stay unique (alloc_n goes on; a baseline is subtracted). Caller
+ * holds dump_lock and no other lock, with counting off (g_hp.alloc_on); an
+ * allocation callback already past that check when the clear starts may
+ * still count into the old figures (its object then frees into the new
+ * ones, never below zero). Returns 0 or -1 (reported). */
 int site_clear(jvmtiEnv *j);
 
 #endif

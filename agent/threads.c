@@ -39,6 +39,7 @@ hp_thread *thr_get(jvmtiEnv *j, JNIEnv *env, jthread t)
     jx_thread_names(j, t, &name, &group, &parent);
     jlong tag = 0;
     (*j)->GetTag(j, t, &tag);
+    th->obj_id = (uint64_t)tag;
     out_thread_start(th->serial, (uint64_t)tag, name, group, parent);
     jx_free(j, name);
     jx_free(j, group);

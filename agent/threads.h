@@ -17,6 +17,7 @@ typedef struct hp_thread {
     int64_t cpu_ns;          /* thread CPU time at the previous sample (sampler only) */
     uint8_t cpu_seen;        /* cpu_ns holds a real baseline */
     uint8_t agent;           /* an agent thread: never sampled */
+    uint64_t obj_id;         /* the object id its THREAD START gave (0: none) */
     uint8_t cpu_ctl;         /* net= CONTROL CPU ON/OFF of this thread:
                               * THR_CPU_* (written by the listener) */
     struct tm_stack *tm;     /* cpu=times|old shadow stack (the thread's own) */

@@ -11,6 +11,7 @@
  *   spin MS   burns CPU for MS ms in NetDemo.spin (line SITE-SPIN)
  *   deep N    allocates one NetDemo$Blob N + 2 frames deep: NetDemo.deep
  *             recurses N times, then calls makeBlobs(1) at line SITE-DEEP
+ *             (main calls deep at line SITE-DEEPCALL)
  *   quit      returns (exit status 0); so does the end of stdin
  * It prints "ready" first.
  *
@@ -73,7 +74,7 @@ public class NetDemo {
             } else if (w[0].equals("spin")) {
                 spin(Long.parseLong(w[1]));
             } else if (w[0].equals("deep")) {
-                KEEP.add(deep(Integer.parseInt(w[1])));
+                KEEP.add(deep(Integer.parseInt(w[1]))); // SITE-DEEPCALL
             } else if (w[0].equals("quit")) {
                 break;
             }

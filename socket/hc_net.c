@@ -8,10 +8,53 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#define HC_NET_CONNECT_MS 10000 /* per address */
+#define HC_NET_BACKLOG 16
+#define HC_NET_SCRATCH 4096     /* discarded payload bytes read at a time */
+
+/* connect() bounded by HC_NET_CONNECT_MS: an address that does not answer
+ * must not hold the JVM's start-up for minutes. 0, or -1 with *e set. */
+static int hc_net_connect_one(int fd, const struct sockaddr *sa, socklen_t len, int *e)
+{
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+        *e = errno;
+        return -1;
+    }
+    if (connect(fd, sa, len) < 0) {
+        if (errno != EINPROGRESS && errno != EINTR) {
+            *e = errno;
+            return -1;
+        }
+        /* EINTR too: the connection goes on in the background */
+        struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+        int pr;
+        do
+            pr = poll(&pfd, 1, HC_NET_CONNECT_MS);
+        while (pr < 0 && errno == EINTR);
+        if (pr == 0) {
+            *e = ETIMEDOUT;
+            return -1;
+        }
+        int soerr = 0;
+        socklen_t sl = sizeof soerr;
+        if (pr < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
+            *e = pr < 0 ? errno : soerr ? soerr : errno;
+            return -1;
+        }
+    }
+    if (fcntl(fd, F_SETFL, fl) < 0) {
+        *e = errno;
+        return -1;
+    }
+    return 0;
+}
 
 int hc_net_connect(const char *host, unsigned port, char *err, size_t errlen)
 {
@@ -21,7 +64,7 @@ int hc_net_connect(const char *host, unsigned port, char *err, size_t errlen)
     memset(&hints, 0, sizeof hints);
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_ADDRCONFIG | AI_NUMERICSERV;
+    hints.ai_flags = AI_NUMERICSERV; /* every address: ::1 works on IPv4-only hosts too */
     int g = getaddrinfo(host, service, &hints, &res);
     if (g != 0) {
         snprintf(err, errlen, "cannot resolve %s: %s", host, gai_strerror(g));
@@ -34,13 +77,8 @@ int hc_net_connect(const char *host, unsigned port, char *err, size_t errlen)
             last = errno;
             continue;
         }
-        int r;
-        do
-            r = connect(fd, a->ai_addr, a->ai_addrlen);
-        while (r < 0 && errno == EINTR);
-        if (r == 0)
+        if (hc_net_connect_one(fd, a->ai_addr, a->ai_addrlen, &last) == 0)
             break;
-        last = errno;
         close(fd);
         fd = -1;
     }
@@ -81,7 +119,7 @@ static int listen_on(int family, unsigned port, int loopback, unsigned *bound)
         s4->sin_addr.s_addr = htonl(loopback ? INADDR_LOOPBACK : INADDR_ANY);
         sl = sizeof *s4;
     }
-    if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, 16) < 0) {
+    if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, HC_NET_BACKLOG) < 0) {
         int e = errno;
         close(fd);
         errno = e;
@@ -131,7 +169,7 @@ int hc_net_send_all(int fd, const void *data, size_t len)
  * read before the peer closed (< n), or -1 with errno. */
 static long recv_full(int fd, uint8_t *buf, size_t n)
 {
-    uint8_t scratch[4096];
+    uint8_t scratch[HC_NET_SCRATCH];
     size_t got = 0;
     while (got < n) {
         size_t want = n - got;

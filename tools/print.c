@@ -4,7 +4,9 @@
  * (java.hprof.txt, reference §3), or as collapsed stacks.
  *
  * Owns the text layout of those commands, the VM-to-Java class name
- * conversion, and the two-pass reading they share:
+ * conversion, and the two-pass reading they share. The agent links this
+ * file for format=a heap dumps: print_heap_dumps renders only the heap
+ * dumps, to any FILE, with messages returned instead of printed.
  *
  *  - pass 1 keeps what the text needs by name: UTF8 strings, class names,
  *    FRAMEs, TRACEs, each CLASS DUMP's instance field list, and per heap dump
@@ -33,6 +35,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +148,8 @@ enum { PRINT_DUMP_END = 1, PRINT_DUMP_BEGIN = 2 };
 
 typedef struct print_model {
     const char *path;
+    char *err;     /* print_heap_dumps: the first message goes here, not to stderr */
+    size_t errcap;
     unsigned idsz;
     uint64_t timestamp_ms;
     char magic[32];
@@ -205,6 +210,26 @@ static int print_oom(print_model *m)
 {
     m->oom = 1;
     return 1;
+}
+
+static void print_note(print_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A problem with the input: on stderr for the commands; for a caller that
+ * gave a buffer (the agent), the first one is kept there and the rest are
+ * dropped (one message says what is wrong; the count is in m->problems). */
+static void print_note(print_model *m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (m->err) {
+        if (m->errcap && !m->err[0])
+            vsnprintf(m->err, m->errcap, fmt, ap);
+    } else {
+        fprintf(stderr, "hprof: %s: ", m->path);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+    }
+    va_end(ap);
 }
 
 /* Appends `n` bytes and a NUL; returns the offset or SIZE_MAX when out of memory. */
@@ -296,8 +321,8 @@ static void print_m_problem(void *ctx, hr_severity sev, const char *kind, uint64
 {
     print_model *m = ctx;
     m->problems++;
-    fprintf(stderr, "hprof: %s: %s at offset %" PRIu64 " [%s]: %s\n", m->path,
-            sev == HR_ERROR ? "ERROR" : "warning", off, kind, msg);
+    print_note(m, "%s at offset %" PRIu64 " [%s]: %s", sev == HR_ERROR ? "ERROR" : "warning", off,
+               kind, msg);
 }
 
 static int print_m_trace(print_model *m, const hr_record *r)
@@ -472,7 +497,8 @@ static void print_model_cleanup(print_model *m)
 
 /* ------------------------------------------------------------ pass 2 */
 
-enum print_mode { PRINT_SITES, PRINT_TEXT, PRINT_SAMPLES, PRINT_COLLAPSED };
+/* PRINT_HEAP: the heap dumps alone (print_heap_dumps), TRACE blocks only on request */
+enum print_mode { PRINT_SITES, PRINT_TEXT, PRINT_SAMPLES, PRINT_COLLAPSED, PRINT_HEAP };
 
 /* One collapsed stack before it is spelled: a trace, and for allocation
  * sites the class allocated there (the leaf). */
@@ -493,6 +519,7 @@ typedef struct print_ctx {
     int by_alloc;   /* sites: order (and cut) by allocated bytes */
     int last_only;  /* sites: only the last ALLOC SITES record */
     int use_sites;  /* collapsed: ALLOC SITES instead of CPU SAMPLES */
+    int heap_traces; /* heap: TRACE blocks before each dump, as `hprof print` */
     int oom;
     uint64_t sites_seen, dumps_seen;
     int dump_state;
@@ -535,8 +562,7 @@ static const print_trace *print_find_trace(print_ctx *c, uint32_t serial, size_t
     if (!hu_map_upsert(&c->warned, serial, 1, &ins))
         c->oom = 1;
     else if (ins)
-        fprintf(stderr, "hprof: %s: trace %" PRIu32 " is used but no TRACE record defines it\n",
-                c->m->path, serial);
+        print_note(c->m, "trace %" PRIu32 " is used but no TRACE record defines it", serial);
     return NULL;
 }
 
@@ -880,10 +906,17 @@ static void print_collapsed_flush(print_ctx *c)
 
 /* ---- HEAP DUMP */
 
+/* The modes that print heap dumps. */
+static int print_heap_mode(const print_ctx *c)
+{
+    return c->mode == PRINT_TEXT || c->mode == PRINT_HEAP;
+}
+
 static void print_heap_begin(print_ctx *c, const hr_record *r)
 {
-    /* the original prints every trace not yet printed before a heap dump */
-    for (size_t i = 0; i < c->m->ntraces; i++) {
+    /* the original prints every trace not yet printed before a heap dump
+     * (the agent prints its own, and asks for none here) */
+    for (size_t i = 0; (c->mode == PRINT_TEXT || c->heap_traces) && i < c->m->ntraces; i++) {
         const uint64_t *ix = hu_map_get(&c->m->trace_ix, c->m->traces[i].serial);
         if (ix && *ix == i) /* a redefined serial prints once, as its last definition */
             print_trace_block_at(c, i);
@@ -1063,7 +1096,7 @@ static void print_thread_start(print_ctx *c, const hr_record *r)
 static int print_record(void *ctx, const hr_record *r)
 {
     print_ctx *c = ctx;
-    if (c->mode == PRINT_TEXT)
+    if (print_heap_mode(c))
         print_heap_events(c, r->tag, r);
     if (!r->body || r->malformed)
         return c->oom;
@@ -1113,7 +1146,7 @@ static int print_record(void *ctx, const hr_record *r)
 static int print_record_end(void *ctx, const hr_record *r)
 {
     print_ctx *c = ctx;
-    if (c->mode == PRINT_TEXT)
+    if (print_heap_mode(c))
         print_heap_events(c, PRINT_EV_RECORD_END, r);
     return c->oom;
 }
@@ -1196,15 +1229,67 @@ static char *print_spool_stdin(void)
     return path;
 }
 
+/* The reasons print_passes could not run both passes. */
+enum { PRINT_PASS_OK, PRINT_PASS_NOT_HPROF, PRINT_PASS_OOM, PRINT_PASS_REREAD };
+
+/* Runs both passes over `src` (rewound in between) for the command set up
+ * in `c`, whose model c->m is initialised and output c->out set. Returns
+ * PRINT_PASS_OK when both ran (pass 1's status in *rc, and m->problems, c->oom
+ * tell how clean the input and the run were), or why they could not. */
+static int print_passes(print_ctx *c, hr_source *src, int want_heap, hr_status *rc)
+{
+    print_model *m = c->m;
+    hr_callbacks cb1 = {.on_header = print_m_header, .on_record = print_m_record,
+                        .on_record_end = print_m_record_end, .on_problem = print_m_problem,
+                        .on_sub = want_heap ? print_m_sub : NULL};
+    *rc = hr_parse(src, &cb1, m, NULL);
+    if (!m->oom && !m->idsz)
+        return PRINT_PASS_NOT_HPROF;
+    if (!m->oom)
+        print_m_finish(m, &m->class_serial, &m->serial_name);
+    if (!m->oom)
+        print_m_finish(m, &m->class_id, &m->id_name);
+    if (!m->oom && m->ntraces && !(c->printed = calloc(m->ntraces, 1)))
+        m->oom = 1;
+    if (m->oom)
+        return PRINT_PASS_OOM;
+    if (hr_source_rewind(src) != 0)
+        return PRINT_PASS_REREAD;
+    hr_callbacks cb2 = {.on_header = print_header, .on_record = print_record,
+                        .on_record_end = print_record_end,
+                        .on_sub = print_heap_mode(c) ? print_sub : NULL};
+    hr_parse(src, &cb2, c, NULL);
+    if (print_heap_mode(c))
+        print_heap_events(c, PRINT_EV_EOF, NULL);
+    return PRINT_PASS_OK;
+}
+
+static void print_ctx_init(print_ctx *c, print_model *m, FILE *out)
+{
+    c->m = m;
+    c->out = out;
+    hu_map_init(&c->warned);
+    hu_map_init(&c->acc_ix);
+}
+
+static void print_ctx_cleanup(print_ctx *c)
+{
+    free(c->printed);
+    c->printed = NULL;
+    free(c->acc);
+    c->acc = NULL;
+    hu_map_cleanup(&c->warned);
+    hu_map_cleanup(&c->acc_ix);
+    print_model_cleanup(c->m);
+    c->m = NULL;
+}
+
 /* Runs both passes over `path` for the command set up in `c`. */
 static int print_run(print_ctx *c, const char *path, int want_heap)
 {
     print_model m;
     print_model_init(&m, path);
-    c->m = &m;
-    c->out = stdout;
-    hu_map_init(&c->warned);
-    hu_map_init(&c->acc_ix);
+    print_ctx_init(c, &m, stdout);
     int status = PRINT_EXIT_OK;
     char *spool = NULL;
     const char *real = path;
@@ -1223,41 +1308,19 @@ static int print_run(print_ctx *c, const char *path, int want_heap)
         status = PRINT_EXIT_PROBLEMS;
         goto done;
     }
-    hr_callbacks cb1 = {.on_header = print_m_header, .on_record = print_m_record,
-                        .on_record_end = print_m_record_end, .on_problem = print_m_problem,
-                        .on_sub = want_heap ? print_m_sub : NULL};
-    hr_status rc = hr_parse(src, &cb1, &m, NULL);
-    if (!m.oom && !m.idsz) {
-        fprintf(stderr, "hprof: %s is not an HPROF file\n", path);
-        hr_source_close(src);
-        status = PRINT_EXIT_PROBLEMS;
-        goto done;
-    }
-    if (!m.oom)
-        print_m_finish(&m, &m.class_serial, &m.serial_name);
-    if (!m.oom)
-        print_m_finish(&m, &m.class_id, &m.id_name);
-    if (!m.oom && m.ntraces && !(c->printed = calloc(m.ntraces, 1)))
-        m.oom = 1;
-    if (m.oom) {
-        hr_source_close(src);
-        fprintf(stderr, "hprof: out of memory reading %s\n", path);
-        status = PRINT_EXIT_PROBLEMS;
-        goto done;
-    }
-    if (hr_source_rewind(src) != 0) {
-        hr_source_close(src);
-        fprintf(stderr, "hprof: cannot re-read %s\n", path);
-        status = PRINT_EXIT_PROBLEMS;
-        goto done;
-    }
-    hr_callbacks cb2 = {.on_header = print_header, .on_record = print_record,
-                        .on_record_end = print_record_end,
-                        .on_sub = c->mode == PRINT_TEXT ? print_sub : NULL};
-    hr_parse(src, &cb2, c, NULL);
+    hr_status rc;
+    int pass = print_passes(c, src, want_heap, &rc);
     hr_source_close(src);
-    if (c->mode == PRINT_TEXT)
-        print_heap_events(c, PRINT_EV_EOF, NULL);
+    if (pass != PRINT_PASS_OK) {
+        if (pass == PRINT_PASS_NOT_HPROF)
+            fprintf(stderr, "hprof: %s is not an HPROF file\n", path);
+        else if (pass == PRINT_PASS_OOM)
+            fprintf(stderr, "hprof: out of memory reading %s\n", path);
+        else
+            fprintf(stderr, "hprof: cannot re-read %s\n", path);
+        status = PRINT_EXIT_PROBLEMS;
+        goto done;
+    }
     if (c->mode == PRINT_COLLAPSED && !c->oom)
         print_collapsed_flush(c);
     if (c->oom) {
@@ -1290,14 +1353,51 @@ done:
         unlink(spool);
         free(spool);
     }
-    free(c->printed);
-    c->printed = NULL;
-    free(c->acc);
-    c->acc = NULL;
-    hu_map_cleanup(&c->warned);
-    hu_map_cleanup(&c->acc_ix);
-    print_model_cleanup(&m);
-    c->m = NULL;
+    print_ctx_cleanup(c);
+    return status;
+}
+
+int print_heap_dumps(hr_source *src, FILE *out, unsigned flags, char *err, size_t errcap)
+{
+    char none[1];
+    if (!err || !errcap) {
+        err = none;
+        errcap = sizeof none;
+    }
+    err[0] = 0;
+    print_ctx c;
+    memset(&c, 0, sizeof c);
+    c.mode = PRINT_HEAP;
+    c.heap_traces = (flags & PRINT_HEAP_TRACES) != 0;
+    print_model m;
+    print_model_init(&m, "heap dump");
+    m.err = err;
+    m.errcap = errcap;
+    print_ctx_init(&c, &m, out);
+    hr_status rc = HR_OK;
+    int pass = print_passes(&c, src, 1, &rc);
+    int status = 0;
+    /* the input's first problem (already in err) is the most useful message */
+    if (pass == PRINT_PASS_NOT_HPROF) {
+        if (!err[0])
+            snprintf(err, errcap, "not an HPROF file");
+        status = -1;
+    } else if (pass == PRINT_PASS_OOM || c.oom) {
+        snprintf(err, errcap, "out of memory");
+        status = -1;
+    } else if (pass == PRINT_PASS_REREAD) {
+        snprintf(err, errcap, "cannot re-read the input");
+        status = -1;
+    } else if (rc != HR_OK || m.problems) {
+        if (!err[0])
+            snprintf(err, errcap, "malformed input");
+        status = -1;
+    }
+    if (fflush(out) != 0 || ferror(out)) {
+        snprintf(err, errcap, "cannot write the text: %s", strerror(errno ? errno : EIO));
+        status = -1;
+    }
+    print_ctx_cleanup(&c);
     return status;
 }
 

@@ -488,10 +488,7 @@ static int hp_init_jvmti(jvmtiEnv *j)
 static int hp_check_supported(void)
 {
     const char *what = NULL;
-    if (g_hp.o.heap_dump && !g_hp.o.binary)
-        what = "heap=dump|all with format=a (the text heap dump; heap=all is the default "
-               "when no heap= or cpu= option is given): use format=b, or heap=sites,";
-    else if (g_hp.o.net)
+    if (g_hp.o.net)
         what = "net=host:port";
     if (!what)
         return 0;

@@ -505,8 +505,9 @@ static int hd_start(hd_state *st, jlong tag, jlong class_tag)
     return 0;
 }
 
+/* A root. `is_class`: the object is a class (a mirror). */
 static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
-                    hprof_id id)
+                    hprof_id id, int is_class)
 {
     uint32_t tser = HP_THREAD_SERIAL0;
     if (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL || kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL) {
@@ -521,7 +522,10 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
         hw_root(st->mw, HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0, ++st->jni_globals);
         break;
     case JVMTI_HEAP_REFERENCE_SYSTEM_CLASS:
-        hw_root(st->mw, HPROF_GC_ROOT_STICKY_CLASS, id, 0, 0, 0);
+        /* HotSpot reports under this kind every object its class loader
+         * data holds (constant pool caches' Object[]s, ...), not only
+         * classes: those are roots of no known kind */
+        hw_root(st->mw, is_class ? HPROF_GC_ROOT_STICKY_CLASS : HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
         break;
     case JVMTI_HEAP_REFERENCE_MONITOR:
         hw_root(st->mw, HPROF_GC_ROOT_MONITOR_USED, id, 0, 0, 0);
@@ -576,7 +580,8 @@ static jint JNICALL hd_ref_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapRefere
     hprof_id id = hd_id(st, t);
     if (!referrer_tag_ptr) {
         if (id) /* 0: a class registered after the dump's snapshot of them */
-            hd_root(st, kind, info, id);
+            hd_root(st, kind, info, id,
+                    HP_TAG_IS_CLASS((uint64_t)t) || (rc && rc->index == st->class_class));
         return JVMTI_VISIT_OBJECTS;
     }
     jlong r = *referrer_tag_ptr;

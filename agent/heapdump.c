@@ -1036,7 +1036,8 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     int te = hw_writer_close(st.tw, msg, sizeof msg);
     st.tw = NULL;
     if (te)
-        hp_error("heap dump: writing the temporary file failed: %s", msg);
+        hp_error("heap dump: writing its temporary file next to %s failed: %s; the dump is incomplete",
+                 g_hp.outname, msg);
     else if ((te = hd_copy_segments(&st, tfd)) != 0)
         hp_error("heap dump: copying the temporary file failed: %s", strerror(te));
     hw_heap_end(st.mw);
@@ -1057,7 +1058,8 @@ end_output:
         }
         char amsg[256] = "";
         if (hw_writer_close(st.mw, amsg, sizeof amsg)) {
-            hp_error("heap dump: writing the temporary file failed: %s", amsg);
+            hp_error("heap dump: writing its temporary file next to %s failed: %s; the dump is "
+                     "incomplete", g_hp.outname, amsg);
             rc = -1;
         }
         st.mw = NULL;

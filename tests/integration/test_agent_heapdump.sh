@@ -29,7 +29,9 @@
 #    on parked-holder's stack), the OBJ/ARR counts and bytes of the
 #    program's classes equal `hprof histo` of the format=b dump, and with
 #    heap=all the Items carry their allocation trace; the SITES sections
-#    around them keep their layout.
+#    around them keep their layout; a file size limit (ulimit -f) that the
+#    dump's temporary file hits: an HPROF ERROR saying the dump is
+#    incomplete, exit 0, and the section still ends with HEAP DUMP END.
 #
 # usage: bash test_agent_heapdump.sh HPROF_TOOL PROJECT_DIR WORKDIR AGENT_SO   (run by ctest)
 set -euo pipefail
@@ -176,6 +178,16 @@ for JDK in $FOUND_JDKS; do
     # each dump in order: its HEAP DUMP section, then its SITES section
     order=$(grep -oE '^(HEAP DUMP BEGIN|HEAP DUMP END|SITES BEGIN|SITES END)' n$V.txt | tr '\n' '|')
     expect_eq "n$V.txt: section order" "HEAP DUMP BEGIN|HEAP DUMP END|SITES BEGIN|SITES END|HEAP DUMP BEGIN|HEAP DUMP END|SITES BEGIN|SITES END|" "$order"
+
+    step "format=a, a file size limit the dump's temporary file hits: HPROF ERROR, a closed section"
+    # HotSpot ignores SIGXFSZ: the write fails with EFBIG. 300 KiB holds the
+    # text up to the dump, not the temporary file of its objects.
+    (ulimit -f 300 && jrun lim$V 0 allow "-agentpath:$AGENT=heap=dump,file=$WORK/lim$V.txt" -cp classes HeapDemo $N $M 1 </dev/null)
+    grep -q 'HPROF ERROR: heap dump: writing its temporary file next to .*; the dump is incomplete' lim$V.err ||
+        fail "lim$V: expected an HPROF ERROR about the temporary file, stderr: $(head -3 lim$V.err)"
+    expect_eq "lim$V.txt: HEAP DUMP BEGIN lines" 1 "$(grep -c '^HEAP DUMP BEGIN (' lim$V.txt || true)"
+    expect_eq "lim$V.txt: last line" "HEAP DUMP END" "$(tail -1 lim$V.txt)"
+    echo "   ok: $(grep -o 'HPROF ERROR.*' lim$V.err | head -1 | cut -c1-100)..."
 done
 
 if [ "$FAILURES" -gt 0 ]; then

@@ -48,6 +48,7 @@
 #define PRINT_EXIT_OK 0
 #define PRINT_EXIT_PROBLEMS 1
 #define PRINT_EXIT_USAGE 2
+#define PRINT_LINE_FLUSH (64u * 1024u) /* bytes of a huge array's lines held at once */
 
 /* ------------------------------------------------------ pure helpers */
 
@@ -528,6 +529,8 @@ typedef struct print_ctx {
     hu_map acc_ix;    /* collapsed: key -> index in acc */
     print_acc *acc;
     size_t nacc, capacc;
+    char *ln;         /* heap dumps: the line being built (print_ln_*) */
+    size_t nln, capln;
 } print_ctx;
 
 static void print_time(const print_ctx *c, uint32_t time_us, char *buf, size_t cap)
@@ -906,6 +909,55 @@ static void print_collapsed_flush(print_ctx *c)
 
 /* ---- HEAP DUMP */
 
+/* The lines written once per object (OBJ, ARR, fields, elements) are built
+ * here and written with one fwrite: fprintf's parsing and number formatting
+ * took 70 % of a big heap dump's rendering. Out of memory latches c->oom. */
+static void print_ln_put(print_ctx *c, const char *s, size_t k)
+{
+    if (print_grow(&c->ln, &c->capln, c->nln + k, 1) != 0) {
+        c->oom = 1;
+        return;
+    }
+    memcpy(c->ln + c->nln, s, k);
+    c->nln += k;
+}
+
+#define print_ln_lit(c, lit) print_ln_put((c), (lit), sizeof(lit) - 1)
+
+static void print_ln_str(print_ctx *c, const char *s)
+{
+    print_ln_put(c, s, strlen(s));
+}
+
+static void print_ln_hex(print_ctx *c, uint64_t v)
+{
+    char b[16];
+    size_t n = sizeof b;
+    do {
+        b[--n] = "0123456789abcdef"[v & 0xF];
+        v >>= 4;
+    } while (v);
+    print_ln_put(c, b + n, sizeof b - n);
+}
+
+static void print_ln_dec(print_ctx *c, uint64_t v)
+{
+    char b[20];
+    size_t n = sizeof b;
+    do {
+        b[--n] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    print_ln_put(c, b + n, sizeof b - n);
+}
+
+static void print_ln_flush(print_ctx *c)
+{
+    if (c->nln)
+        fwrite(c->ln, 1, c->nln, c->out);
+    c->nln = 0;
+}
+
 /* The modes that print heap dumps. */
 static int print_heap_mode(const print_ctx *c)
 {
@@ -942,11 +994,18 @@ static void print_heap_events(print_ctx *c, int ev, const hr_record *r)
 
 static void print_instance(print_ctx *c, const hr_sub *s)
 {
-    FILE *o = c->out;
     const print_model *m = c->m;
-    fprintf(o, "OBJ %" PRIx64 " (sz=%" PRIu64 ", trace=%" PRIu32 ", class=%s@%" PRIx64 ")\n",
-            s->u.inst.id, print_obj_size(s, m->idsz), s->u.inst.trace_serial,
-            print_class_by_id(c, s->u.inst.class_id), s->u.inst.class_id);
+    print_ln_lit(c, "OBJ ");
+    print_ln_hex(c, s->u.inst.id);
+    print_ln_lit(c, " (sz=");
+    print_ln_dec(c, print_obj_size(s, m->idsz));
+    print_ln_lit(c, ", trace=");
+    print_ln_dec(c, s->u.inst.trace_serial);
+    print_ln_lit(c, ", class=");
+    print_ln_str(c, print_class_by_id(c, s->u.inst.class_id));
+    print_ln_lit(c, "@");
+    print_ln_hex(c, s->u.inst.class_id);
+    print_ln_lit(c, ")\n");
     hprof_id cls = s->u.inst.class_id;
     uint64_t off = 0;
     /* the values hold the class's own fields, then each superclass's; a
@@ -960,20 +1019,78 @@ static void print_instance(print_ctx *c, const hr_sub *s)
             const print_field *f = &m->fields[l->first + i];
             unsigned sz = hprof_type_size(f->type, m->idsz);
             if (!sz || off + sz > s->u.inst.nbytes)
-                return;
+                goto out;
             if (f->type == HPROF_TYPE_OBJECT) {
                 hprof_id v = hr_get_id(s->u.inst.values + off, m->idsz);
                 if (v) {
                     const char *name = print_utf8(m, f->name_id);
                     if (!name)
                         name = "<unknown field>";
-                    fprintf(o, "\t%s\t%s%" PRIx64 "\n", name, strlen(name) < 8 ? "\t" : "", v);
+                    size_t k = strlen(name);
+                    print_ln_lit(c, "\t");
+                    print_ln_put(c, name, k);
+                    /* a second tab when the name is short, as the original */
+                    print_ln_put(c, "\t\t", k < 8 ? 2 : 1);
+                    print_ln_hex(c, v);
+                    print_ln_lit(c, "\n");
                 }
             }
             off += sz;
         }
         cls = l->super_id;
     }
+out:
+    print_ln_flush(c);
+}
+
+/* ARR of objects: the array class and the non-null elements. */
+static void print_obj_array(print_ctx *c, const hr_sub *s)
+{
+    unsigned idsz = c->m->idsz;
+    print_ln_lit(c, "ARR ");
+    print_ln_hex(c, s->u.oarr.id);
+    print_ln_lit(c, " (sz=");
+    print_ln_dec(c, print_obj_size(s, idsz));
+    print_ln_lit(c, ", trace=");
+    print_ln_dec(c, s->u.oarr.trace_serial);
+    print_ln_lit(c, ", nelems=");
+    print_ln_dec(c, s->u.oarr.n);
+    print_ln_lit(c, ", elem type=");
+    print_ln_str(c, print_class_by_id(c, s->u.oarr.class_id));
+    print_ln_lit(c, "@");
+    print_ln_hex(c, s->u.oarr.class_id);
+    print_ln_lit(c, ")\n");
+    for (uint32_t i = 0; i < s->u.oarr.n; i++) {
+        hprof_id e = hr_get_id(s->u.oarr.elems + (size_t)i * idsz, idsz);
+        if (e) {
+            print_ln_lit(c, "\t[");
+            print_ln_dec(c, i);
+            print_ln_lit(c, "]\t\t");
+            print_ln_hex(c, e);
+            print_ln_lit(c, "\n");
+        }
+        if (c->nln >= PRINT_LINE_FLUSH) /* a huge array: bounded memory */
+            print_ln_flush(c);
+    }
+    print_ln_flush(c);
+}
+
+/* ARR of primitives: only the type, as the original. */
+static void print_prim_array(print_ctx *c, const hr_sub *s)
+{
+    const char *t = hprof_type_name(s->u.parr.type);
+    print_ln_lit(c, "ARR ");
+    print_ln_hex(c, s->u.parr.id);
+    print_ln_lit(c, " (sz=");
+    print_ln_dec(c, print_obj_size(s, c->m->idsz));
+    print_ln_lit(c, ", trace=");
+    print_ln_dec(c, s->u.parr.trace_serial);
+    print_ln_lit(c, ", nelems=");
+    print_ln_dec(c, s->u.parr.n);
+    print_ln_lit(c, ", elem type=");
+    print_ln_str(c, t ? t : "?");
+    print_ln_lit(c, "[])\n");
+    print_ln_flush(c);
 }
 
 static void print_class_dump(print_ctx *c, const hr_sub *s)
@@ -1010,7 +1127,6 @@ static int print_sub(void *ctx, const hr_sub *s)
 {
     print_ctx *c = ctx;
     FILE *o = c->out;
-    unsigned idsz = c->m->idsz;
     hprof_id id = s->u.root.id;
     int32_t frame = (int32_t)s->u.root.frame;
     /* root kinds the original never wrote (Android's) get a name in its style */
@@ -1057,25 +1173,8 @@ static int print_sub(void *ctx, const hr_sub *s)
     case HPROF_GC_ROOT_UNREACHABLE: plain = "unreachable"; break;
     case HPROF_GC_CLASS_DUMP: print_class_dump(c, s); break;
     case HPROF_GC_INSTANCE_DUMP: print_instance(c, s); break;
-    case HPROF_GC_OBJ_ARRAY_DUMP:
-        fprintf(o, "ARR %" PRIx64 " (sz=%" PRIu64 ", trace=%" PRIu32 ", nelems=%" PRIu32
-                   ", elem type=%s@%" PRIx64 ")\n",
-                s->u.oarr.id, print_obj_size(s, idsz), s->u.oarr.trace_serial, s->u.oarr.n,
-                print_class_by_id(c, s->u.oarr.class_id), s->u.oarr.class_id);
-        for (uint32_t i = 0; i < s->u.oarr.n; i++) {
-            hprof_id e = hr_get_id(s->u.oarr.elems + (size_t)i * idsz, idsz);
-            if (e)
-                fprintf(o, "\t[%" PRIu32 "]\t\t%" PRIx64 "\n", i, e);
-        }
-        break;
-    case HPROF_GC_PRIM_ARRAY_DUMP: {
-        const char *t = hprof_type_name(s->u.parr.type);
-        fprintf(o, "ARR %" PRIx64 " (sz=%" PRIu64 ", trace=%" PRIu32 ", nelems=%" PRIu32
-                   ", elem type=%s[])\n",
-                s->u.parr.id, print_obj_size(s, idsz), s->u.parr.trace_serial, s->u.parr.n,
-                t ? t : "?");
-        break;
-    }
+    case HPROF_GC_OBJ_ARRAY_DUMP: print_obj_array(c, s); break;
+    case HPROF_GC_PRIM_ARRAY_DUMP: print_prim_array(c, s); break;
     default: /* HEAP DUMP INFO has no text form */
         break;
     }
@@ -1274,6 +1373,8 @@ static void print_ctx_init(print_ctx *c, print_model *m, FILE *out)
 
 static void print_ctx_cleanup(print_ctx *c)
 {
+    free(c->ln);
+    c->ln = NULL;
     free(c->printed);
     c->printed = NULL;
     free(c->acc);

@@ -790,6 +790,13 @@ static void hd_trace_once(hw_writer *w, hu_map *seen, hu_map *frames, hp_trace *
         free(fid);
 }
 
+/* The trace of site i, or NULL: site_get publishes a new site (the count)
+ * before it fills it in under data_lock, which a dump does not hold. */
+static hp_trace *hd_site_trace(uint32_t i)
+{
+    return __atomic_load_n(&site_at(i)->trace, __ATOMIC_ACQUIRE);
+}
+
 /* A file of its own: everything its heap dump refers to, first: the names
  * of classes and fields, and (with `traces`) the TRACEs with their FRAMEs. */
 static void hd_prelude(hd_state *st, const hd_thread *thr, uint32_t nthr, int traces)
@@ -812,7 +819,8 @@ static void hd_prelude(hd_state *st, const hd_thread *thr, uint32_t nthr, int tr
         hd_trace_once(st->mw, &seen, &frames, thr[i].trace);
     uint32_t ns = traces ? site_count() : 0;
     for (uint32_t i = 1; i < ns; i++)
-        hd_trace_once(st->mw, &seen, &frames, site_at(i)->trace);
+        if (hd_site_trace(i))
+            hd_trace_once(st->mw, &seen, &frames, hd_site_trace(i));
     hu_map_cleanup(&seen);
     hu_map_cleanup(&frames);
 }
@@ -870,7 +878,8 @@ static int hd_render_text(int fd, const hd_thread *thr, uint32_t nthr)
         out_dump_trace(o, thr[i].trace);
     uint32_t ns = site_count();
     for (uint32_t i = 1; i < ns; i++)
-        out_dump_trace(o, site_at(i)->trace);
+        if (hd_site_trace(i))
+            out_dump_trace(o, hd_site_trace(i));
     int rc = -1;
     void *map = sb.st_size > 0 ? mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
                                : MAP_FAILED;
@@ -982,7 +991,8 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
             out_dump_trace(st.o, thr[i].trace);
         uint32_t ns = site_count();
         for (uint32_t i = 1; i < ns; i++)
-            out_dump_trace(st.o, site_at(i)->trace);
+            if (hd_site_trace(i))
+                out_dump_trace(st.o, hd_site_trace(i));
     } else {
         snprintf(fpath, sizeof fpath, "%s.%u", g_hp.outname, nth);
         int err = 0;

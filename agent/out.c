@@ -854,13 +854,10 @@ FILE *out_dump_text(hp_out *o)
 {
     if (!o->tw || o->err)
         return NULL;
+    /* fully buffered (stdio's default for a cookie stream): the writer
+     * gets the text in blocks, not line by line */
     cookie_io_functions_t io = {.write = out_dump_text_write};
     FILE *f = fopencookie(o, "w", io);
-    /* a buffer of the size the text buffer is handed over at */
-    if (f && setvbuf(f, NULL, _IOFBF, OUT_TXT_FLUSH) != 0) {
-        fclose(f);
-        f = NULL;
-    }
     if (!f && !o->reported) {
         hp_error("out of memory writing a heap dump into %s", g_hp.outname);
         o->err = ENOMEM;

@@ -552,19 +552,6 @@ static int hp_init_jvmti(jvmtiEnv *j)
     return 0;
 }
 
-/* Features of the original that later work brings; refused clearly until then. */
-static int hp_check_supported(void)
-{
-    const char *what = NULL;
-    if (g_hp.o.heap_dump && !g_hp.o.binary)
-        what = "heap=dump|all with format=a (the text heap dump; heap=all is the default "
-               "when no heap= or cpu= option is given): use format=b, or heap=sites,";
-    if (!what)
-        return 0;
-    hp_error("%s is not available in this build yet", what);
-    return -1;
-}
-
 /* Set once an agent start succeeded (or is under way): process-wide, so it
  * lives outside g_hp, which hp_start resets. A start that fails clears it,
  * so a mistyped jcmd JVMTI.agent_load can be retried. */
@@ -609,8 +596,6 @@ static jint hp_start(JavaVM *vm, const char *options, int attach)
         }
         exit(0); /* the original's contract: `help` prints usage and the JVM exits 0 */
     }
-    if (hp_check_supported())
-        return hp_fail_start(NULL);
     g_hp.sample_bytes = g_hp.o.sample_bytes;
     if (g_hp.o.net) {
         /* no file: the name is what messages call the output */

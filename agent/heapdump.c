@@ -37,6 +37,7 @@
 #include "jx.h"
 #include "names.h"
 #include "out.h"
+#include "print.h"
 #include "sites.h"
 #include "threads.h"
 #include "traces.h"
@@ -504,8 +505,9 @@ static int hd_start(hd_state *st, jlong tag, jlong class_tag)
     return 0;
 }
 
+/* A root. `is_class`: the object is a class (a mirror). */
 static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
-                    hprof_id id)
+                    hprof_id id, int is_class)
 {
     uint32_t tser = HP_THREAD_SERIAL0;
     if (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL || kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL) {
@@ -520,7 +522,10 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
         hw_root(st->mw, HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0, ++st->jni_globals);
         break;
     case JVMTI_HEAP_REFERENCE_SYSTEM_CLASS:
-        hw_root(st->mw, HPROF_GC_ROOT_STICKY_CLASS, id, 0, 0, 0);
+        /* HotSpot reports under this kind every object its class loader
+         * data holds (constant pool caches' Object[]s, ...), not only
+         * classes: those are roots of no known kind */
+        hw_root(st->mw, is_class ? HPROF_GC_ROOT_STICKY_CLASS : HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
         break;
     case JVMTI_HEAP_REFERENCE_MONITOR:
         hw_root(st->mw, HPROF_GC_ROOT_MONITOR_USED, id, 0, 0, 0);
@@ -575,7 +580,8 @@ static jint JNICALL hd_ref_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapRefere
     hprof_id id = hd_id(st, t);
     if (!referrer_tag_ptr) {
         if (id) /* 0: a class registered after the dump's snapshot of them */
-            hd_root(st, kind, info, id);
+            hd_root(st, kind, info, id,
+                    HP_TAG_IS_CLASS((uint64_t)t) || (rc && rc->index == st->class_class));
         return JVMTI_VISIT_OBJECTS;
     }
     jlong r = *referrer_tag_ptr;
@@ -784,13 +790,22 @@ static void hd_trace_once(hw_writer *w, hu_map *seen, hu_map *frames, hp_trace *
         free(fid);
 }
 
-/* A file of its own: everything its heap dump refers to, first. */
-static void hd_prelude(hd_state *st, const hd_thread *thr, uint32_t nthr)
+/* The trace of site i, or NULL: site_get publishes a new site (the count)
+ * before it fills it in under data_lock, which a dump does not hold. */
+static hp_trace *hd_site_trace(uint32_t i)
+{
+    return __atomic_load_n(&site_at(i)->trace, __ATOMIC_ACQUIRE);
+}
+
+/* A file of its own: everything its heap dump refers to, first: the names
+ * of classes and fields, and (with `traces`) the TRACEs with their FRAMEs. */
+static void hd_prelude(hd_state *st, const hd_thread *thr, uint32_t nthr, int traces)
 {
     hu_map seen, frames;
     hu_map_init(&seen);
     hu_map_init(&frames);
-    hd_trace_once(st->mw, &seen, &frames, trace_at(1));
+    if (traces)
+        hd_trace_once(st->mw, &seen, &frames, trace_at(1));
     for (uint32_t i = 1; i < st->ncls; i++) {
         hp_class *c = cls_at(i);
         if (!c->serial)
@@ -800,14 +815,104 @@ static void hd_prelude(hd_state *st, const hd_thread *thr, uint32_t nthr)
         for (uint16_t f = 0; c->layout && f < c->layout->nown; f++)
             hd_utf8_once(st->mw, &seen, c->layout->own_name[f]);
     }
-    for (uint32_t i = 0; i < nthr; i++)
+    for (uint32_t i = 0; traces && i < nthr; i++)
         hd_trace_once(st->mw, &seen, &frames, thr[i].trace);
-    uint32_t ns = site_count();
+    uint32_t ns = traces ? site_count() : 0;
     for (uint32_t i = 1; i < ns; i++)
-        if (site_at(i)->trace) /* NULL: a site being created */
-            hd_trace_once(st->mw, &seen, &frames, site_at(i)->trace);
+        if (hd_site_trace(i))
+            hd_trace_once(st->mw, &seen, &frames, hd_site_trace(i));
     hu_map_cleanup(&seen);
     hu_map_cleanup(&frames);
+}
+
+/* A temporary file next to the output, `<output><suffix>.<pid>`, unlinked
+ * at once (nothing is left behind, whatever happens). Returns its fd, or -1
+ * after an HPROF ERROR. */
+static int hd_tmpfile(const char *suffix)
+{
+    char path[sizeof g_hp.outname + 32];
+    int fd;
+    if (g_hp.net_fd >= 0) { /* no output file to put it beside */
+        const char *dir = getenv("TMPDIR");
+        snprintf(path, sizeof path, "%s/hprof%s.XXXXXX", dir && *dir ? dir : "/tmp", suffix);
+        fd = mkostemp(path, O_CLOEXEC); /* a shared /tmp: a name nobody has */
+    } else {
+        snprintf(path, sizeof path, "%s%s.%ld", g_hp.outname, suffix, (long)getpid());
+        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    }
+    if (fd < 0) {
+        hp_error("heap dump: cannot create the temporary file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    unlink(path);
+    return fd;
+}
+
+/* A binary writer into the temporary file `fd` (not closed with it). */
+static hw_writer *hd_tmp_writer(int fd, unsigned idsz)
+{
+    hw_options wo;
+    hw_options_init(&wo);
+    wo.id_size = idsz;
+    wo.io_thread = 1;
+    hw_sink *sink = hw_sink_fd(fd, 0);
+    hw_writer *w = sink ? hw_writer_open(sink, &wo, NULL) : NULL;
+    if (!w)
+        hp_error("heap dump: out of memory");
+    return w;
+}
+
+/* format=a: the complete binary dump in `fd` becomes a HEAP DUMP BEGIN ...
+ * END section of the text output (tools/print.c renders it, streaming from
+ * the mapped file). The TRACE blocks it refers to (the empty trace, each
+ * thread's, each allocation site's) come first, printed once in the whole
+ * file like every section's (out.c's written marks). Sites are counted
+ * after the walk, so every site an object names is among them. The output
+ * stays locked until the section is complete, so no other line falls
+ * inside it. Returns 0, or -1 after an HPROF ERROR. */
+static int hd_render_text(int fd, const hd_thread *thr, uint32_t nthr)
+{
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        hp_error("heap dump: cannot read the temporary file: %s", strerror(errno));
+        return -1;
+    }
+    hp_out *o = out_dump_begin();
+    if (!o)
+        return 0; /* the output is closed: nothing to do */
+    out_dump_trace(o, trace_at(1));
+    for (uint32_t i = 0; i < nthr; i++)
+        out_dump_trace(o, thr[i].trace);
+    uint32_t ns = site_count();
+    for (uint32_t i = 1; i < ns; i++)
+        if (hd_site_trace(i))
+            out_dump_trace(o, hd_site_trace(i));
+    int rc = -1;
+    void *map = sb.st_size > 0 ? mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
+                               : MAP_FAILED;
+    if (map == MAP_FAILED) {
+        hp_error("heap dump: cannot map the temporary file: %s",
+                 sb.st_size > 0 ? strerror(errno) : "it is empty");
+        goto out;
+    }
+    madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
+    hr_source *src = hr_source_memory(map, (size_t)sb.st_size);
+    FILE *f = src ? out_dump_text(o) : NULL;
+    if (!src)
+        hp_error("heap dump: out of memory");
+    if (f) {
+        char msg[256];
+        int pe = print_heap_dumps(src, f, 0, msg, sizeof msg);
+        int oe = out_dump_text_close(o, f); /* a write error is reported by out.c */
+        if (pe && !oe)
+            hp_error("heap dump: the text of the dump is incomplete: %s", msg);
+        rc = pe || oe ? -1 : 0;
+    }
+    hr_source_close(src);
+    munmap(map, (size_t)sb.st_size);
+out:
+    out_dump_end(o);
+    return rc;
 }
 
 int hd_dump(jvmtiEnv *j, JNIEnv *env)
@@ -817,14 +922,16 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     hd_state st;
     memset(&st, 0, sizeof st);
     st.j = j;
-    st.idsz = g_hp.o.id_size ? g_hp.o.id_size : 8;
+    /* idsize= is for binary output; text shows the ids (the tags) whole */
+    int text = !g_hp.o.binary;
+    st.idsz = !text && g_hp.o.id_size ? g_hp.o.id_size : 8;
     hu_map_init(&st.threads);
     hu_map_init(&st.arrlen);
     hu_map_init(&st.mirror_set);
-    int rc = -1, tfd = -1;
+    int rc = -1, tfd = -1, afd = -1, walked = 0;
     hd_thread *thr = NULL;
     uint32_t nthr = 0;
-    char tmp[sizeof g_hp.outname + 32], fpath[sizeof g_hp.outname + 16];
+    char fpath[sizeof g_hp.outname + 16];
 
     jx_report(j, (*j)->ForceGarbageCollection(j), "ForceGarbageCollection");
     /* every loaded class registered, with its layout */
@@ -861,15 +968,21 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     if (!st.dumped || !thr)
         goto oom;
 
-    if (!g_hp.o.binary) /* refused at start-up (hp_check_supported) */
-        goto done;
-    /* readers see one heap dump per file (jhat stops at the first END,
-     * VisualVM opens dump #0): the first goes into the output, each later
-     * one into a complete file of its own, <output>.<n>. With net= every
-     * dump goes down the socket: the front end splits them (hprof-ctl
-     * writes <file>.<n>). */
+    /* binary: readers see one heap dump per file (jhat stops at the first
+     * END, VisualVM opens dump #0): the first goes into the output, each
+     * later one into a complete file of its own, <output>.<n> (with net=
+     * every dump goes down the socket: the front end splits them; hprof-ctl
+     * writes <file>.<n>). Text: every
+     * dump is a section of the one text file, written in binary into a
+     * temporary file first (the walk's callbacks can take no lock, so they
+     * cannot write into the shared text output) and rendered once complete */
     uint32_t nth = ++g_hp.heap_dumps;
-    if (nth == 1 || g_hp.net_fd >= 0) {
+    if (text) {
+        afd = hd_tmpfile(".HEAP.TMP");
+        if (afd < 0 || !(st.mw = hd_tmp_writer(afd, st.idsz)))
+            goto done;
+        hd_prelude(&st, thr, nthr, 0); /* the traces are printed by out.c */
+    } else if (nth == 1 || g_hp.net_fd >= 0) {
         st.o = out_dump_begin();
         if (!st.o)
             goto done; /* the output is closed: nothing to do */
@@ -887,8 +1000,8 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
             out_dump_trace(st.o, thr[i].trace);
         uint32_t ns = site_count();
         for (uint32_t i = 1; i < ns; i++)
-            if (site_at(i)->trace) /* NULL: a site being created */
-                out_dump_trace(st.o, site_at(i)->trace);
+            if (hd_site_trace(i))
+                out_dump_trace(st.o, hd_site_trace(i));
     } else {
         snprintf(fpath, sizeof fpath, "%s.%u", g_hp.outname, nth);
         int err = 0;
@@ -902,33 +1015,15 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
             hp_error("heap dump: cannot create %s: %s", fpath, strerror(err));
             goto done;
         }
-        hd_prelude(&st, thr, nthr);
+        hd_prelude(&st, thr, nthr, 1);
         hp_info(" (heap dump %u: %s)", nth, fpath);
     }
 
-    /* the objects' temporary file, unlinked at once */
-    if (g_hp.net_fd >= 0) { /* no output file to put it beside */
-        const char *dir = getenv("TMPDIR");
-        snprintf(tmp, sizeof tmp, "%s/hprof.TMP.XXXXXX", dir && *dir ? dir : "/tmp");
-        tfd = mkostemp(tmp, O_CLOEXEC); /* a shared /tmp: a name nobody has */
-    } else {
-        snprintf(tmp, sizeof tmp, "%s.TMP.%ld", g_hp.outname, (long)getpid());
-        tfd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    }
-    if (tfd < 0) {
-        hp_error("heap dump: cannot create the temporary file %s: %s", tmp, strerror(errno));
+    /* the objects' temporary file */
+    tfd = hd_tmpfile(".TMP");
+    if (tfd < 0 || !(st.tw = hd_tmp_writer(tfd, st.idsz)))
         goto end_output;
-    }
-    unlink(tmp);
-    hw_options wo;
-    hw_options_init(&wo);
-    wo.id_size = st.idsz;
-    wo.io_thread = 1;
-    st.tw = hw_writer_open(hw_sink_fd(tfd, 0), &wo, NULL);
-    if (!st.tw) {
-        hp_error("heap dump: out of memory");
-        goto end_output;
-    }
+    walked = 1;
     hw_heap_begin(st.tw);
     hw_heap_begin(st.mw);
     for (uint32_t i = 0; i < nthr; i++)
@@ -960,7 +1055,8 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     int te = hw_writer_close(st.tw, msg, sizeof msg);
     st.tw = NULL;
     if (te)
-        hp_error("heap dump: writing the temporary file failed: %s", msg);
+        hp_error("heap dump: writing its temporary file next to %s failed: %s; the dump is incomplete",
+                 g_hp.outname, msg);
     else if ((te = hd_copy_segments(&st, tfd)) != 0)
         hp_error("heap dump: copying the temporary file failed: %s", strerror(te));
     hw_heap_end(st.mw);
@@ -974,6 +1070,22 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
 end_output:
     if (st.o) {
         out_dump_end(st.o);
+    } else if (text) {
+        if (tfd >= 0) { /* its disk space back before the text is written */
+            close(tfd);
+            tfd = -1;
+        }
+        char amsg[256] = "";
+        if (hw_writer_close(st.mw, amsg, sizeof amsg)) {
+            hp_error("heap dump: writing its temporary file next to %s failed: %s; the dump is "
+                     "incomplete", g_hp.outname, amsg);
+            rc = -1;
+        }
+        st.mw = NULL;
+        /* what the temporary file holds (all of it, or a prefix after an
+         * error, which the text closes with HEAP DUMP END) */
+        if (walked && hd_render_text(afd, thr, nthr) != 0)
+            rc = -1;
     } else if (st.mw) {
         char fmsg[256] = "";
         if (hw_writer_close(st.mw, fmsg, sizeof fmsg)) {
@@ -985,6 +1097,12 @@ end_output:
 oom:
     hp_error("heap dump: out of memory");
 done:
+    if (st.mw && text) { /* the temporary writer, when the dump stopped early */
+        hw_writer_close(st.mw, NULL, 0);
+        st.mw = NULL;
+    }
+    if (afd >= 0)
+        close(afd);
     if (tfd >= 0)
         close(tfd);
     free(thr);

@@ -12,6 +12,14 @@
  * objects before their classes while single-pass readers need every CLASS
  * DUMP first. The objects' segments are then copied in after the classes.
  *
+ * format=a: the same binary dump goes into a second temporary file instead
+ * of the output (the walk's callbacks can take no lock, so they cannot
+ * share the text output with other threads), and once it is complete
+ * tools/print.c renders it as the original's HEAP DUMP BEGIN ... END
+ * section (ROOT, CLS, OBJ, ARR lines) into the text output, after the
+ * TRACE blocks it refers to. Every dump of a run is a section of the one
+ * text file; in binary, each dump after the first is a file of its own.
+ *
  * Object ids are the object tags: a heap=sites tag (site << 32 | sequence;
  * such objects carry their allocation trace) or a tag the dump gives
  * (HP_TAG_DUMP | sequence), which stays, so ids are stable from one dump to

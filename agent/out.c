@@ -46,21 +46,27 @@ struct hp_out {
 
 /* ------------------------------------------------------------ text buffer */
 
-/* Hands the formatted lines to the text writer (a copy into its buffer). */
-static void out_txt_flush(hp_out *o)
+/* Appends text to the text writer (a copy into its buffer), latching and
+ * reporting its first error. Returns 0 or that error. */
+static int out_txt_write(hp_out *o, const void *p, size_t n)
 {
-    if (o->err || o->len == 0) {
-        o->len = 0;
-        return;
-    }
-    int e = hw_raw_bytes(o->tw, o->buf, o->len);
-    o->len = 0;
+    if (o->err || n == 0)
+        return o->err;
+    int e = hw_raw_bytes(o->tw, p, n);
     if (e) {
         o->err = e;
         hp_error("writing %s failed: %s; the profile stops here", g_hp.outname,
                  hw_writer_error_text(o->tw));
         o->reported = 1;
     }
+    return e;
+}
+
+/* Hands the formatted lines to the text writer. */
+static void out_txt_flush(hp_out *o)
+{
+    out_txt_write(o, o->buf, o->len);
+    o->len = 0;
 }
 
 static void out_printf(hp_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -158,10 +164,34 @@ static const char out_legend[] =
     "      spent blocked. WAIT: and WAITED: lines follow Object.wait calls\n"
     "      (timeout and time waited in ms).\n"
     "\n"
-    "  Section HEAP DUMP: written with heap=dump.\n"
+    "  Section HEAP DUMP (BEGIN ... END; heap=dump or heap=all):\n"
+    "      every object reachable from the GC roots when the dump was taken\n"
+    "      (after a forced GC), one line each; ids are hex, and an object\n"
+    "      keeps its id in every dump of the run. BEGIN counts the objects\n"
+    "      and their bytes. The lines:\n"
+    "        ROOT id (kind=<...>, ...): a GC root: a thread's object (its\n"
+    "          thread serial, and the trace of its stack at the dump), a\n"
+    "          local of a Java frame or a JNI local (thread, frame depth), a\n"
+    "          JNI global reference (numbered from 1 in each dump), a\n"
+    "          system class, a busy monitor;\n"
+    "        CLS id (name=..., trace=...): a class, then its super, loader,\n"
+    "          signers and protection domain, and its non-null static\n"
+    "          references as `static <field> <id>`;\n"
+    "        OBJ id (sz=..., trace=..., class=<name>@<class id>): an\n"
+    "          instance, then its non-null reference fields as `<field> <id>`\n"
+    "          (its own fields first, then its superclass's);\n"
+    "        ARR id (sz=..., trace=..., nelems=..., elem type=...): an array;\n"
+    "          an object array names its class and lists its non-null\n"
+    "          elements as `[<index>] <id>`, a primitive array only its type.\n"
+    "      `trace` is where the object was allocated (heap=all; 300000 when\n"
+    "      not known). `sz` counts bytes as `hprof histo` does (a header of\n"
+    "      two 8-byte ids, 4 more for an array's length, the data, rounded\n"
+    "      up to 8), not the JVM's layout. Primitive values are not shown:\n"
+    "      format=b has them.\n"
     "\n"
     "  CPU SAMPLES, CPU TIME and MONITOR TIME cover the time since the\n"
-    "  previous dump; SITES are cumulative.\n";
+    "  previous dump; SITES are cumulative; each HEAP DUMP shows the heap\n"
+    "  at its own moment.\n";
 
 /* Every public entry: takes out_lock and returns the output, or NULL (lock
  * not held) when there is none or it was closed (a late callback or dump
@@ -871,6 +901,38 @@ void out_dump_load_class(hp_out *o, hp_class *c)
 void out_dump_trace(hp_out *o, hp_trace *t)
 {
     out_trace_locked(o, t);
+}
+
+/* fopencookie write: the text goes straight to the text writer, after any
+ * line formatted before it. Returns the bytes taken, 0 on error (the
+ * FILE's error flag is set; the error is latched and reported here). */
+static ssize_t out_dump_text_write(void *cookie, const char *p, size_t n)
+{
+    hp_out *o = cookie;
+    out_txt_flush(o);
+    return out_txt_write(o, p, n) ? 0 : (ssize_t)n;
+}
+
+FILE *out_dump_text(hp_out *o)
+{
+    if (!o->tw || o->err)
+        return NULL;
+    /* fully buffered (stdio's default for a cookie stream): the writer
+     * gets the text in blocks, not line by line */
+    cookie_io_functions_t io = {.write = out_dump_text_write};
+    FILE *f = fopencookie(o, "w", io);
+    if (!f && !o->reported) {
+        hp_error("out of memory writing a heap dump into %s", g_hp.outname);
+        o->err = ENOMEM;
+        o->reported = 1;
+    }
+    return f;
+}
+
+int out_dump_text_close(hp_out *o, FILE *f)
+{
+    fclose(f);
+    return o->err;
 }
 
 void out_dump_end(hp_out *o)

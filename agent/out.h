@@ -12,6 +12,7 @@
 #define HPROF_OUT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "classes.h"
 #include "sites.h"
@@ -61,17 +62,23 @@ void out_monitor_wait(const char *sig, int64_t timeout_ms, uint32_t thread_seria
 void out_monitor_waited(const char *sig, int64_t waited_ms, uint32_t thread_serial);
 
 /* Heap dumps (heapdump.c). out_dump_begin takes out_lock for the whole dump
- * and returns the output (NULL when there is none or it was closed): the
- * heap walk's callbacks, which run on the VM thread and may take no lock,
- * write through it while the dumping thread holds the lock. The other
- * functions need that lock held; out_dump_end reports a latched error and
- * releases it. */
+ * and returns the output (NULL when there is none or it was closed): in
+ * binary, the heap walk's callbacks, which run on the VM thread and may
+ * take no lock, write through it while the dumping thread holds the lock;
+ * in text, the finished dump is rendered into it. The other functions need
+ * that lock held; out_dump_end reports a latched error and releases it. */
 struct hw_writer;
 struct hp_out *out_dump_begin(void);
 struct hw_writer *out_dump_writer(struct hp_out *o); /* the binary writer; NULL for text */
 void out_dump_utf8(struct hp_out *o, uint32_t id);
 void out_dump_load_class(struct hp_out *o, hp_class *c);
-void out_dump_trace(struct hp_out *o, hp_trace *t);
+void out_dump_trace(struct hp_out *o, hp_trace *t); /* binary: TRACE; text: a TRACE block, once */
+/* Text: a stream that appends to the text output, for the rendering of a
+ * heap dump (print_heap_dumps); NULL for binary, after an error, or when
+ * out of memory (reported). Close it with out_dump_text_close, which
+ * returns the output's latched error (0 if none; already reported). */
+FILE *out_dump_text(struct hp_out *o);
+int out_dump_text_close(struct hp_out *o, FILE *f);
 void out_dump_end(struct hp_out *o);
 
 /* HEAP SUMMARY: the net= command asks for it. */

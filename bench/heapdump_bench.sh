@@ -11,7 +11,9 @@
 #     reset through /proc/PID/clear_refs), i.e. what the dump costs in memory.
 # Medians of REPS rounds. The files go to $DIR (default: a temp dir; the page
 # cache takes them, as it does HotSpot's).
-# usage: bench/heapdump_bench.sh [BUILD_DIR]   env: REPS=3 NODES=15000000 ARRAYS=1000000 JDKS="..."
+# FORMAT=a measures our text dump (format=a: the same walk, then the binary
+# dump rendered as HEAP DUMP BEGIN ... END text) instead of the binary one.
+# usage: bench/heapdump_bench.sh [BUILD_DIR]   env: REPS=3 NODES=15000000 ARRAYS=1000000 JDKS="..." FORMAT=b|a
 set -euo pipefail
 trap 'echo "heapdump_bench.sh: failed at line $LINENO" >&2' ERR
 cd "$(dirname "$0")/.."
@@ -26,8 +28,14 @@ REPS=${REPS:-3}
 NODES=${NODES:-15000000}
 ARRAYS=${ARRAYS:-1000000}
 JDKS=${JDKS:-"/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64"}
+FORMAT=${FORMAT:-b}
+case $FORMAT in
+    b) OURS=ours.hprof ;;
+    a) OURS=ours.txt ;;
+    *) echo "heapdump_bench.sh: FORMAT must be a or b" >&2; exit 2 ;;
+esac
 DIR=${DIR:-$(mktemp -d)}
-trap 'rm -rf "$DIR"/*.hprof* "$DIR"/fifo' EXIT
+trap 'rm -rf "$DIR"/*.hprof* "$DIR"/ours.txt "$DIR"/fifo' EXIT
 first=$(echo $JDKS | awk '{print $1}')
 "$first/bin/javac" --release 17 -d "$DIR" bench/java/HeapBench.java
 
@@ -36,14 +44,14 @@ now() { date +%s.%N; }
 rss_kb() { awk '/^VmRSS/ { print $2 }' /proc/$1/status; }
 hwm_kb() { awk '/^VmHWM/ { print $2 }' /proc/$1/status; }
 
-echo "heap dump benchmark: HeapBench $NODES nodes + $ARRAYS int[100]; $REPS rounds, medians; $(nproc) cores"
+echo "heap dump benchmark: HeapBench $NODES nodes + $ARRAYS int[100]; format=$FORMAT; $REPS rounds, medians; $(nproc) cores"
 for jdk in $JDKS; do
     v=$("$jdk/bin/java" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')
     declare -A T=()
     for r in $(seq "$REPS"); do
-        rm -f "$DIR"/fifo "$DIR"/*.hprof*
+        rm -f "$DIR"/fifo "$DIR"/*.hprof* "$DIR/$OURS"
         mkfifo "$DIR/fifo"
-        "$jdk/bin/java" -Xms3g -Xmx3g "-agentpath:$AGENT=heap=dump,format=b,doe=n,file=$DIR/ours.hprof" \
+        "$jdk/bin/java" -Xms3g -Xmx3g "-agentpath:$AGENT=heap=dump,format=$FORMAT,doe=n,file=$DIR/$OURS" \
             -cp "$DIR" HeapBench "$NODES" "$ARRAYS" <"$DIR/fifo" >"$DIR/out.txt" 2>"$DIR/err.txt" &
         pid=$!
         exec 7>"$DIR/fifo"
@@ -71,14 +79,18 @@ for jdk in $JDKS; do
             t1=$(now)
             T[ours]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') "
             T[rss_growth]+="$(( ($(hwm_kb $pid) - rss0) / 1024 )) "
-            T[ours_mb]+="$(stat -c %s "$DIR/ours.hprof") "
+            T[ours_mb]+="$(stat -c %s "$DIR/$OURS") "
         }
         if [ $((r % 2)) = 1 ]; then hs; ours; else ours; hs; fi
         T[rss]+="$(( $(rss_kb $pid) / 1024 )) "
         exec 7>&-
         wait $pid || true
-        { "$HPROF" verify "$DIR/ours.hprof" || true; } | tail -2 | sed 's/^/  verify: /'
-        rm -f "$DIR"/ours.hprof*
+        if [ "$FORMAT" = b ]; then
+            { "$HPROF" verify "$DIR/ours.hprof" || true; } | tail -2 | sed 's/^/  verify: /'
+        else
+            echo "  text: $(grep -c '^HEAP DUMP END$' "$DIR/$OURS") dump, $(grep -c '^OBJ ' "$DIR/$OURS") OBJ, $(grep -c '^ARR ' "$DIR/$OURS") ARR lines"
+        fi
+        rm -f "$DIR"/ours.hprof* "$DIR/$OURS"
     done
     m() { echo ${T[$1]} | tr ' ' '\n' | median; }
     hs=$(m hs) ours=$(m ours) hsb=$(m hs_mb) ob=$(m ours_mb)

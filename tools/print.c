@@ -4,7 +4,9 @@
  * (java.hprof.txt, reference §3), or as collapsed stacks.
  *
  * Owns the text layout of those commands, the VM-to-Java class name
- * conversion, and the two-pass reading they share:
+ * conversion, and the two-pass reading they share. The agent links this
+ * file for format=a heap dumps: print_heap_dumps renders only the heap
+ * dumps, to any FILE, with messages returned instead of printed.
  *
  *  - pass 1 keeps what the text needs by name: UTF8 strings, class names,
  *    FRAMEs, TRACEs, each CLASS DUMP's instance field list, and per heap dump
@@ -33,6 +35,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +48,7 @@
 #define PRINT_EXIT_OK 0
 #define PRINT_EXIT_PROBLEMS 1
 #define PRINT_EXIT_USAGE 2
+#define PRINT_LINE_FLUSH (64u * 1024u) /* bytes of a huge array's lines held at once */
 
 /* ------------------------------------------------------ pure helpers */
 
@@ -145,6 +149,8 @@ enum { PRINT_DUMP_END = 1, PRINT_DUMP_BEGIN = 2 };
 
 typedef struct print_model {
     const char *path;
+    char *err;     /* print_heap_dumps: the first message goes here, not to stderr */
+    size_t errcap;
     unsigned idsz;
     uint64_t timestamp_ms;
     char magic[32];
@@ -205,6 +211,26 @@ static int print_oom(print_model *m)
 {
     m->oom = 1;
     return 1;
+}
+
+static void print_note(print_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A problem with the input: on stderr for the commands; for a caller that
+ * gave a buffer (the agent), the first one is kept there and the rest are
+ * dropped (one message says what is wrong; the count is in m->problems). */
+static void print_note(print_model *m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (m->err) {
+        if (m->errcap && !m->err[0])
+            vsnprintf(m->err, m->errcap, fmt, ap);
+    } else {
+        fprintf(stderr, "hprof: %s: ", m->path);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+    }
+    va_end(ap);
 }
 
 /* Appends `n` bytes and a NUL; returns the offset or SIZE_MAX when out of memory. */
@@ -296,8 +322,8 @@ static void print_m_problem(void *ctx, hr_severity sev, const char *kind, uint64
 {
     print_model *m = ctx;
     m->problems++;
-    fprintf(stderr, "hprof: %s: %s at offset %" PRIu64 " [%s]: %s\n", m->path,
-            sev == HR_ERROR ? "ERROR" : "warning", off, kind, msg);
+    print_note(m, "%s at offset %" PRIu64 " [%s]: %s", sev == HR_ERROR ? "ERROR" : "warning", off,
+               kind, msg);
 }
 
 static int print_m_trace(print_model *m, const hr_record *r)
@@ -472,7 +498,8 @@ static void print_model_cleanup(print_model *m)
 
 /* ------------------------------------------------------------ pass 2 */
 
-enum print_mode { PRINT_SITES, PRINT_TEXT, PRINT_SAMPLES, PRINT_COLLAPSED };
+/* PRINT_HEAP: the heap dumps alone (print_heap_dumps), TRACE blocks only on request */
+enum print_mode { PRINT_SITES, PRINT_TEXT, PRINT_SAMPLES, PRINT_COLLAPSED, PRINT_HEAP };
 
 /* One collapsed stack before it is spelled: a trace, and for allocation
  * sites the class allocated there (the leaf). */
@@ -493,6 +520,7 @@ typedef struct print_ctx {
     int by_alloc;   /* sites: order (and cut) by allocated bytes */
     int last_only;  /* sites: only the last ALLOC SITES record */
     int use_sites;  /* collapsed: ALLOC SITES instead of CPU SAMPLES */
+    int heap_traces; /* heap: TRACE blocks before each dump, as `hprof print` */
     int oom;
     uint64_t sites_seen, dumps_seen;
     int dump_state;
@@ -501,6 +529,8 @@ typedef struct print_ctx {
     hu_map acc_ix;    /* collapsed: key -> index in acc */
     print_acc *acc;
     size_t nacc, capacc;
+    char *ln;         /* heap dumps: the line being built (print_ln_*) */
+    size_t nln, capln;
 } print_ctx;
 
 static void print_time(const print_ctx *c, uint32_t time_us, char *buf, size_t cap)
@@ -535,8 +565,7 @@ static const print_trace *print_find_trace(print_ctx *c, uint32_t serial, size_t
     if (!hu_map_upsert(&c->warned, serial, 1, &ins))
         c->oom = 1;
     else if (ins)
-        fprintf(stderr, "hprof: %s: trace %" PRIu32 " is used but no TRACE record defines it\n",
-                c->m->path, serial);
+        print_note(c->m, "trace %" PRIu32 " is used but no TRACE record defines it", serial);
     return NULL;
 }
 
@@ -880,10 +909,66 @@ static void print_collapsed_flush(print_ctx *c)
 
 /* ---- HEAP DUMP */
 
+/* The lines written once per object (OBJ, ARR, fields, elements) are built
+ * here and written with one fwrite: fprintf's parsing and number formatting
+ * took 70 % of a big heap dump's rendering. Out of memory latches c->oom. */
+static void print_ln_put(print_ctx *c, const char *s, size_t k)
+{
+    if (print_grow(&c->ln, &c->capln, c->nln + k, 1) != 0) {
+        c->oom = 1;
+        return;
+    }
+    memcpy(c->ln + c->nln, s, k);
+    c->nln += k;
+}
+
+#define print_ln_lit(c, lit) print_ln_put((c), (lit), sizeof(lit) - 1)
+
+static void print_ln_str(print_ctx *c, const char *s)
+{
+    print_ln_put(c, s, strlen(s));
+}
+
+static void print_ln_hex(print_ctx *c, uint64_t v)
+{
+    char b[16];
+    size_t n = sizeof b;
+    do {
+        b[--n] = "0123456789abcdef"[v & 0xF];
+        v >>= 4;
+    } while (v);
+    print_ln_put(c, b + n, sizeof b - n);
+}
+
+static void print_ln_dec(print_ctx *c, uint64_t v)
+{
+    char b[20];
+    size_t n = sizeof b;
+    do {
+        b[--n] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    print_ln_put(c, b + n, sizeof b - n);
+}
+
+static void print_ln_flush(print_ctx *c)
+{
+    if (c->nln)
+        fwrite(c->ln, 1, c->nln, c->out);
+    c->nln = 0;
+}
+
+/* The modes that print heap dumps. */
+static int print_heap_mode(const print_ctx *c)
+{
+    return c->mode == PRINT_TEXT || c->mode == PRINT_HEAP;
+}
+
 static void print_heap_begin(print_ctx *c, const hr_record *r)
 {
-    /* the original prints every trace not yet printed before a heap dump */
-    for (size_t i = 0; i < c->m->ntraces; i++) {
+    /* the original prints every trace not yet printed before a heap dump
+     * (the agent prints its own, and asks for none here) */
+    for (size_t i = 0; (c->mode == PRINT_TEXT || c->heap_traces) && i < c->m->ntraces; i++) {
         const uint64_t *ix = hu_map_get(&c->m->trace_ix, c->m->traces[i].serial);
         if (ix && *ix == i) /* a redefined serial prints once, as its last definition */
             print_trace_block_at(c, i);
@@ -909,11 +994,18 @@ static void print_heap_events(print_ctx *c, int ev, const hr_record *r)
 
 static void print_instance(print_ctx *c, const hr_sub *s)
 {
-    FILE *o = c->out;
     const print_model *m = c->m;
-    fprintf(o, "OBJ %" PRIx64 " (sz=%" PRIu64 ", trace=%" PRIu32 ", class=%s@%" PRIx64 ")\n",
-            s->u.inst.id, print_obj_size(s, m->idsz), s->u.inst.trace_serial,
-            print_class_by_id(c, s->u.inst.class_id), s->u.inst.class_id);
+    print_ln_lit(c, "OBJ ");
+    print_ln_hex(c, s->u.inst.id);
+    print_ln_lit(c, " (sz=");
+    print_ln_dec(c, print_obj_size(s, m->idsz));
+    print_ln_lit(c, ", trace=");
+    print_ln_dec(c, s->u.inst.trace_serial);
+    print_ln_lit(c, ", class=");
+    print_ln_str(c, print_class_by_id(c, s->u.inst.class_id));
+    print_ln_lit(c, "@");
+    print_ln_hex(c, s->u.inst.class_id);
+    print_ln_lit(c, ")\n");
     hprof_id cls = s->u.inst.class_id;
     uint64_t off = 0;
     /* the values hold the class's own fields, then each superclass's; a
@@ -927,20 +1019,78 @@ static void print_instance(print_ctx *c, const hr_sub *s)
             const print_field *f = &m->fields[l->first + i];
             unsigned sz = hprof_type_size(f->type, m->idsz);
             if (!sz || off + sz > s->u.inst.nbytes)
-                return;
+                goto out;
             if (f->type == HPROF_TYPE_OBJECT) {
                 hprof_id v = hr_get_id(s->u.inst.values + off, m->idsz);
                 if (v) {
                     const char *name = print_utf8(m, f->name_id);
                     if (!name)
                         name = "<unknown field>";
-                    fprintf(o, "\t%s\t%s%" PRIx64 "\n", name, strlen(name) < 8 ? "\t" : "", v);
+                    size_t k = strlen(name);
+                    print_ln_lit(c, "\t");
+                    print_ln_put(c, name, k);
+                    /* a second tab when the name is short, as the original */
+                    print_ln_put(c, "\t\t", k < 8 ? 2 : 1);
+                    print_ln_hex(c, v);
+                    print_ln_lit(c, "\n");
                 }
             }
             off += sz;
         }
         cls = l->super_id;
     }
+out:
+    print_ln_flush(c);
+}
+
+/* ARR of objects: the array class and the non-null elements. */
+static void print_obj_array(print_ctx *c, const hr_sub *s)
+{
+    unsigned idsz = c->m->idsz;
+    print_ln_lit(c, "ARR ");
+    print_ln_hex(c, s->u.oarr.id);
+    print_ln_lit(c, " (sz=");
+    print_ln_dec(c, print_obj_size(s, idsz));
+    print_ln_lit(c, ", trace=");
+    print_ln_dec(c, s->u.oarr.trace_serial);
+    print_ln_lit(c, ", nelems=");
+    print_ln_dec(c, s->u.oarr.n);
+    print_ln_lit(c, ", elem type=");
+    print_ln_str(c, print_class_by_id(c, s->u.oarr.class_id));
+    print_ln_lit(c, "@");
+    print_ln_hex(c, s->u.oarr.class_id);
+    print_ln_lit(c, ")\n");
+    for (uint32_t i = 0; i < s->u.oarr.n; i++) {
+        hprof_id e = hr_get_id(s->u.oarr.elems + (size_t)i * idsz, idsz);
+        if (e) {
+            print_ln_lit(c, "\t[");
+            print_ln_dec(c, i);
+            print_ln_lit(c, "]\t\t");
+            print_ln_hex(c, e);
+            print_ln_lit(c, "\n");
+        }
+        if (c->nln >= PRINT_LINE_FLUSH) /* a huge array: bounded memory */
+            print_ln_flush(c);
+    }
+    print_ln_flush(c);
+}
+
+/* ARR of primitives: only the type, as the original. */
+static void print_prim_array(print_ctx *c, const hr_sub *s)
+{
+    const char *t = hprof_type_name(s->u.parr.type);
+    print_ln_lit(c, "ARR ");
+    print_ln_hex(c, s->u.parr.id);
+    print_ln_lit(c, " (sz=");
+    print_ln_dec(c, print_obj_size(s, c->m->idsz));
+    print_ln_lit(c, ", trace=");
+    print_ln_dec(c, s->u.parr.trace_serial);
+    print_ln_lit(c, ", nelems=");
+    print_ln_dec(c, s->u.parr.n);
+    print_ln_lit(c, ", elem type=");
+    print_ln_str(c, t ? t : "?");
+    print_ln_lit(c, "[])\n");
+    print_ln_flush(c);
 }
 
 static void print_class_dump(print_ctx *c, const hr_sub *s)
@@ -977,7 +1127,6 @@ static int print_sub(void *ctx, const hr_sub *s)
 {
     print_ctx *c = ctx;
     FILE *o = c->out;
-    unsigned idsz = c->m->idsz;
     hprof_id id = s->u.root.id;
     int32_t frame = (int32_t)s->u.root.frame;
     /* root kinds the original never wrote (Android's) get a name in its style */
@@ -1024,25 +1173,8 @@ static int print_sub(void *ctx, const hr_sub *s)
     case HPROF_GC_ROOT_UNREACHABLE: plain = "unreachable"; break;
     case HPROF_GC_CLASS_DUMP: print_class_dump(c, s); break;
     case HPROF_GC_INSTANCE_DUMP: print_instance(c, s); break;
-    case HPROF_GC_OBJ_ARRAY_DUMP:
-        fprintf(o, "ARR %" PRIx64 " (sz=%" PRIu64 ", trace=%" PRIu32 ", nelems=%" PRIu32
-                   ", elem type=%s@%" PRIx64 ")\n",
-                s->u.oarr.id, print_obj_size(s, idsz), s->u.oarr.trace_serial, s->u.oarr.n,
-                print_class_by_id(c, s->u.oarr.class_id), s->u.oarr.class_id);
-        for (uint32_t i = 0; i < s->u.oarr.n; i++) {
-            hprof_id e = hr_get_id(s->u.oarr.elems + (size_t)i * idsz, idsz);
-            if (e)
-                fprintf(o, "\t[%" PRIu32 "]\t\t%" PRIx64 "\n", i, e);
-        }
-        break;
-    case HPROF_GC_PRIM_ARRAY_DUMP: {
-        const char *t = hprof_type_name(s->u.parr.type);
-        fprintf(o, "ARR %" PRIx64 " (sz=%" PRIu64 ", trace=%" PRIu32 ", nelems=%" PRIu32
-                   ", elem type=%s[])\n",
-                s->u.parr.id, print_obj_size(s, idsz), s->u.parr.trace_serial, s->u.parr.n,
-                t ? t : "?");
-        break;
-    }
+    case HPROF_GC_OBJ_ARRAY_DUMP: print_obj_array(c, s); break;
+    case HPROF_GC_PRIM_ARRAY_DUMP: print_prim_array(c, s); break;
     default: /* HEAP DUMP INFO has no text form */
         break;
     }
@@ -1063,7 +1195,7 @@ static void print_thread_start(print_ctx *c, const hr_record *r)
 static int print_record(void *ctx, const hr_record *r)
 {
     print_ctx *c = ctx;
-    if (c->mode == PRINT_TEXT)
+    if (print_heap_mode(c))
         print_heap_events(c, r->tag, r);
     if (!r->body || r->malformed)
         return c->oom;
@@ -1113,7 +1245,7 @@ static int print_record(void *ctx, const hr_record *r)
 static int print_record_end(void *ctx, const hr_record *r)
 {
     print_ctx *c = ctx;
-    if (c->mode == PRINT_TEXT)
+    if (print_heap_mode(c))
         print_heap_events(c, PRINT_EV_RECORD_END, r);
     return c->oom;
 }
@@ -1196,15 +1328,69 @@ static char *print_spool_stdin(void)
     return path;
 }
 
+/* The reasons print_passes could not run both passes. */
+enum { PRINT_PASS_OK, PRINT_PASS_NOT_HPROF, PRINT_PASS_OOM, PRINT_PASS_REREAD };
+
+/* Runs both passes over `src` (rewound in between) for the command set up
+ * in `c`, whose model c->m is initialised and output c->out set. Returns
+ * PRINT_PASS_OK when both ran (pass 1's status in *rc, and m->problems, c->oom
+ * tell how clean the input and the run were), or why they could not. */
+static int print_passes(print_ctx *c, hr_source *src, int want_heap, hr_status *rc)
+{
+    print_model *m = c->m;
+    hr_callbacks cb1 = {.on_header = print_m_header, .on_record = print_m_record,
+                        .on_record_end = print_m_record_end, .on_problem = print_m_problem,
+                        .on_sub = want_heap ? print_m_sub : NULL};
+    *rc = hr_parse(src, &cb1, m, NULL);
+    if (!m->oom && !m->idsz)
+        return PRINT_PASS_NOT_HPROF;
+    if (!m->oom)
+        print_m_finish(m, &m->class_serial, &m->serial_name);
+    if (!m->oom)
+        print_m_finish(m, &m->class_id, &m->id_name);
+    if (!m->oom && m->ntraces && !(c->printed = calloc(m->ntraces, 1)))
+        m->oom = 1;
+    if (m->oom)
+        return PRINT_PASS_OOM;
+    if (hr_source_rewind(src) != 0)
+        return PRINT_PASS_REREAD;
+    hr_callbacks cb2 = {.on_header = print_header, .on_record = print_record,
+                        .on_record_end = print_record_end,
+                        .on_sub = print_heap_mode(c) ? print_sub : NULL};
+    hr_parse(src, &cb2, c, NULL);
+    if (print_heap_mode(c))
+        print_heap_events(c, PRINT_EV_EOF, NULL);
+    return PRINT_PASS_OK;
+}
+
+static void print_ctx_init(print_ctx *c, print_model *m, FILE *out)
+{
+    c->m = m;
+    c->out = out;
+    hu_map_init(&c->warned);
+    hu_map_init(&c->acc_ix);
+}
+
+static void print_ctx_cleanup(print_ctx *c)
+{
+    free(c->ln);
+    c->ln = NULL;
+    free(c->printed);
+    c->printed = NULL;
+    free(c->acc);
+    c->acc = NULL;
+    hu_map_cleanup(&c->warned);
+    hu_map_cleanup(&c->acc_ix);
+    print_model_cleanup(c->m);
+    c->m = NULL;
+}
+
 /* Runs both passes over `path` for the command set up in `c`. */
 static int print_run(print_ctx *c, const char *path, int want_heap)
 {
     print_model m;
     print_model_init(&m, path);
-    c->m = &m;
-    c->out = stdout;
-    hu_map_init(&c->warned);
-    hu_map_init(&c->acc_ix);
+    print_ctx_init(c, &m, stdout);
     int status = PRINT_EXIT_OK;
     char *spool = NULL;
     const char *real = path;
@@ -1223,41 +1409,19 @@ static int print_run(print_ctx *c, const char *path, int want_heap)
         status = PRINT_EXIT_PROBLEMS;
         goto done;
     }
-    hr_callbacks cb1 = {.on_header = print_m_header, .on_record = print_m_record,
-                        .on_record_end = print_m_record_end, .on_problem = print_m_problem,
-                        .on_sub = want_heap ? print_m_sub : NULL};
-    hr_status rc = hr_parse(src, &cb1, &m, NULL);
-    if (!m.oom && !m.idsz) {
-        fprintf(stderr, "hprof: %s is not an HPROF file\n", path);
-        hr_source_close(src);
-        status = PRINT_EXIT_PROBLEMS;
-        goto done;
-    }
-    if (!m.oom)
-        print_m_finish(&m, &m.class_serial, &m.serial_name);
-    if (!m.oom)
-        print_m_finish(&m, &m.class_id, &m.id_name);
-    if (!m.oom && m.ntraces && !(c->printed = calloc(m.ntraces, 1)))
-        m.oom = 1;
-    if (m.oom) {
-        hr_source_close(src);
-        fprintf(stderr, "hprof: out of memory reading %s\n", path);
-        status = PRINT_EXIT_PROBLEMS;
-        goto done;
-    }
-    if (hr_source_rewind(src) != 0) {
-        hr_source_close(src);
-        fprintf(stderr, "hprof: cannot re-read %s\n", path);
-        status = PRINT_EXIT_PROBLEMS;
-        goto done;
-    }
-    hr_callbacks cb2 = {.on_header = print_header, .on_record = print_record,
-                        .on_record_end = print_record_end,
-                        .on_sub = c->mode == PRINT_TEXT ? print_sub : NULL};
-    hr_parse(src, &cb2, c, NULL);
+    hr_status rc;
+    int pass = print_passes(c, src, want_heap, &rc);
     hr_source_close(src);
-    if (c->mode == PRINT_TEXT)
-        print_heap_events(c, PRINT_EV_EOF, NULL);
+    if (pass != PRINT_PASS_OK) {
+        if (pass == PRINT_PASS_NOT_HPROF)
+            fprintf(stderr, "hprof: %s is not an HPROF file\n", path);
+        else if (pass == PRINT_PASS_OOM)
+            fprintf(stderr, "hprof: out of memory reading %s\n", path);
+        else
+            fprintf(stderr, "hprof: cannot re-read %s\n", path);
+        status = PRINT_EXIT_PROBLEMS;
+        goto done;
+    }
     if (c->mode == PRINT_COLLAPSED && !c->oom)
         print_collapsed_flush(c);
     if (c->oom) {
@@ -1290,14 +1454,51 @@ done:
         unlink(spool);
         free(spool);
     }
-    free(c->printed);
-    c->printed = NULL;
-    free(c->acc);
-    c->acc = NULL;
-    hu_map_cleanup(&c->warned);
-    hu_map_cleanup(&c->acc_ix);
-    print_model_cleanup(&m);
-    c->m = NULL;
+    print_ctx_cleanup(c);
+    return status;
+}
+
+int print_heap_dumps(hr_source *src, FILE *out, unsigned flags, char *err, size_t errcap)
+{
+    char none[1];
+    if (!err || !errcap) {
+        err = none;
+        errcap = sizeof none;
+    }
+    err[0] = 0;
+    print_ctx c;
+    memset(&c, 0, sizeof c);
+    c.mode = PRINT_HEAP;
+    c.heap_traces = (flags & PRINT_HEAP_TRACES) != 0;
+    print_model m;
+    print_model_init(&m, "heap dump");
+    m.err = err;
+    m.errcap = errcap;
+    print_ctx_init(&c, &m, out);
+    hr_status rc = HR_OK;
+    int pass = print_passes(&c, src, 1, &rc);
+    int status = 0;
+    /* the input's first problem (already in err) is the most useful message */
+    if (pass == PRINT_PASS_NOT_HPROF) {
+        if (!err[0])
+            snprintf(err, errcap, "not an HPROF file");
+        status = -1;
+    } else if (pass == PRINT_PASS_OOM || c.oom) {
+        snprintf(err, errcap, "out of memory");
+        status = -1;
+    } else if (pass == PRINT_PASS_REREAD) {
+        snprintf(err, errcap, "cannot re-read the input");
+        status = -1;
+    } else if (rc != HR_OK || m.problems) {
+        if (!err[0])
+            snprintf(err, errcap, "malformed input");
+        status = -1;
+    }
+    if (fflush(out) != 0 || ferror(out)) {
+        snprintf(err, errcap, "cannot write the text: %s", strerror(errno ? errno : EIO));
+        status = -1;
+    }
+    print_ctx_cleanup(&c);
     return status;
 }
 

@@ -11,6 +11,8 @@
  * tool's exit status: 0 OK, 1 problems (unreadable or malformed input, or
  * nothing of the kind asked for), 2 usage error.
  *
+ * print_heap_dumps renders the heap dumps of a binary source as text into
+ * any FILE: the agent links this file and uses it for format=a heap dumps.
  * The pure helpers below are exported for tests/unit/test_print.c.
  */
 #ifndef HPROF_TOOLS_PRINT_H
@@ -18,11 +20,29 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "hprof/hr_reader.h"
 
 int print_sites_main(int argc, char **argv);
 int print_print_main(int argc, char **argv);
 int print_samples_main(int argc, char **argv);
 int print_collapsed_main(int argc, char **argv);
+
+/* print_heap_dumps flags */
+#define PRINT_HEAP_TRACES 1u /* every TRACE block not yet printed, before each dump */
+
+/* Writes each heap dump of `src` to `out` in the original's text layout,
+ * as `hprof print` does: HEAP DUMP BEGIN, the ROOT, CLS, OBJ and ARR lines,
+ * HEAP DUMP END, and nothing else (no header, no THREAD, SITES or CPU
+ * lines; TRACE blocks only with PRINT_HEAP_TRACES). The names come from the
+ * source's UTF8 and LOAD CLASS records. Reads `src` twice (it must rewind:
+ * a file or memory), streaming: memory grows with names and classes, never
+ * with objects. A malformed or truncated source still gives well-formed
+ * text: every dump begun is ended. Returns 0, or -1 with a message in `err`
+ * (the input's first problem, out of memory, or a write error on `out`,
+ * which is flushed, not closed). */
+int print_heap_dumps(hr_source *src, FILE *out, unsigned flags, char *err, size_t errcap);
 
 /* The Java-source spelling of a class name as found in LOAD CLASS:
  * "java/lang/String" -> "java.lang.String", "[I" -> "int[]",

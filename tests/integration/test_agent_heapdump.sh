@@ -17,7 +17,21 @@
 #    (so they are not checks only our writer satisfies);
 #  - heap=all: Items carry their allocation trace (checked with `hprof
 #    print`'s OBJ lines against the TRACE of HeapDemo.main at the new);
-#  - idsize=4 and the dump at exit (doe=y) verify and read back too.
+#  - idsize=4 and the dump at exit (doe=y) verify and read back too;
+#  - format=a (heap=dump,format=a, and no option at all: heap=all,format=a,
+#    dumped on SIGQUIT): the jcmd/SIGQUIT dump and the exit dump are two
+#    complete HEAP DUMP BEGIN ... END sections of the one text file, read by
+#    textdump_check.py (independent of the project's reader): every line
+#    matches the original's ROOT/CLS/OBJ/ARR grammar, BEGIN counts the
+#    lines, every id and trace resolves (each TRACE printed once, before its
+#    first use), HeapDemo's graph reads back (ITEMS with its trailing nulls,
+#    next chains, names, SUBS' peers, the statics, the arrays, the Markers
+#    on parked-holder's stack), the OBJ/ARR counts and bytes of the
+#    program's classes equal `hprof histo` of the format=b dump, and with
+#    heap=all the Items carry their allocation trace; the SITES sections
+#    around them keep their layout; a file size limit (ulimit -f) that the
+#    dump's temporary file hits: an HPROF ERROR saying the dump is
+#    incomplete, exit 0, and the section still ends with HEAP DUMP END.
 #
 # usage: bash test_agent_heapdump.sh HPROF_TOOL PROJECT_DIR WORKDIR AGENT_SO   (run by ctest)
 set -euo pipefail
@@ -37,15 +51,16 @@ vvm() {
     "$FIRST_JDK/bin/java" -cp "$JAR:vvm" VvmCheck "$@"
 }
 
-# run_demo NAME AGENT_OPTS: starts HeapDemo under the agent, waits for
-# "ready", then: jcmd GC.heap_dump NAME.hotspot.hprof (unless NOHS=1) and
-# jcmd JVMTI.data_dump (our dump), then closes its stdin; checks exit 0, no
+# run_demo NAME AGENT_OPTS: starts HeapDemo under the agent (AGENT_OPTS may
+# be empty: no options at all), waits for "ready", then: jcmd GC.heap_dump
+# NAME.hotspot.hprof (unless NOHS=1) and our dump (jcmd JVMTI.data_dump, or
+# kill -QUIT with SIGNAL=QUIT), then closes its stdin; checks exit 0, no
 # JNI warning, no HPROF ERROR
 run_demo() {
     local name=$1 opts=$2
     rm -f "$name".* fifo.$name
     mkfifo fifo.$name
-    timeout 120 "$JAVA" -Xcheck:jni -Xmx512m "-agentpath:$AGENT=$opts" -cp classes HeapDemo $N $M 90 \
+    timeout 120 "$JAVA" -Xcheck:jni -Xmx512m "-agentpath:$AGENT${opts:+=$opts}" -cp classes HeapDemo $N $M 90 \
         <fifo.$name >"$name.out" 2>"$name.err" &
     local pid=$!
     exec 7>fifo.$name # holds the demo's stdin open
@@ -61,7 +76,11 @@ run_demo() {
         "$JDK/bin/jcmd" $jpid GC.heap_dump "$WORK/$name.hotspot.hprof" >"$name.jcmd1" ||
             fail "jcmd GC.heap_dump: $(cat "$name.jcmd1")"
     fi
-    "$JDK/bin/jcmd" $jpid JVMTI.data_dump >"$name.jcmd2" || fail "jcmd JVMTI.data_dump: $(cat "$name.jcmd2")"
+    if [ "${SIGNAL:-}" = QUIT ]; then
+        kill -QUIT $jpid
+    else
+        "$JDK/bin/jcmd" $jpid JVMTI.data_dump >"$name.jcmd2" || fail "jcmd JVMTI.data_dump: $(cat "$name.jcmd2")"
+    fi
     for _ in $(seq 1 300); do # the dump is done when the agent says so
         grep -q 'done\.' "$name.err" 2>/dev/null && break
         sleep 0.1
@@ -135,6 +154,40 @@ for JDK in $FOUND_JDKS; do
             fail "VisualVM on $f: $(grep -E 'FAIL|Exception' $f.vvm | head -5)"
     done
     echo "   ok: 4-byte ids; the request's dump and the exit's, one per file, both read back"
+
+    step "heap=dump,format=a: the jcmd dump and the exit dump, two text sections"
+    NOHS=1 run_demo t$V "heap=dump,format=a,file=$WORK/t$V.txt"
+    expect_eq "t$V.txt: HEAP DUMP BEGIN lines" 2 "$(grep -c '^HEAP DUMP BEGIN (' t$V.txt || true)"
+    expect_eq "t$V.txt: HEAP DUMP END lines" 2 "$(grep -cx 'HEAP DUMP END' t$V.txt || true)"
+    expect_eq "t$V.txt: OBJ lines of HeapDemo\$Item" $((2 * N)) "$(grep -c '^OBJ [0-9a-f]* (sz=[0-9]*, trace=300000, class=HeapDemo\$Item@' t$V.txt || true)"
+    python3 "$SRC/tests/integration/textdump_check.py" t$V.txt --sections 2 --heapdemo $N:$M \
+        --histo d$V.histo --no-alloc-traces >t$V.check 2>&1 ||
+        fail "text heap dump t$V.txt: $(grep -v '^ok' t$V.check | head -8)"
+    sed 's/^/   /' t$V.check
+
+    step "no options (heap=all, format=a): the SIGQUIT dump and the exit dump, sites, allocation traces"
+    rm -f java.hprof.txt
+    SIGNAL=QUIT NOHS=1 run_demo n$V ""
+    mv java.hprof.txt n$V.txt || fail "no options: no java.hprof.txt"
+    check_layout n$V.txt
+    expect_eq "n$V.txt: SITES sections" 2 "$(grep -c '^SITES BEGIN (' n$V.txt || true)"
+    python3 "$SRC/tests/integration/textdump_check.py" n$V.txt --sections 2 --heapdemo $N:$M \
+        --histo d$V.histo --alloc-line $LNEW >n$V.check 2>&1 ||
+        fail "text heap dump n$V.txt: $(grep -v '^ok' n$V.check | head -8)"
+    sed 's/^/   /' n$V.check
+    # each dump in order: its HEAP DUMP section, then its SITES section
+    order=$(grep -oE '^(HEAP DUMP BEGIN|HEAP DUMP END|SITES BEGIN|SITES END)' n$V.txt | tr '\n' '|')
+    expect_eq "n$V.txt: section order" "HEAP DUMP BEGIN|HEAP DUMP END|SITES BEGIN|SITES END|HEAP DUMP BEGIN|HEAP DUMP END|SITES BEGIN|SITES END|" "$order"
+
+    step "format=a, a file size limit the dump's temporary file hits: HPROF ERROR, a closed section"
+    # HotSpot ignores SIGXFSZ: the write fails with EFBIG. 300 KiB holds the
+    # text up to the dump, not the temporary file of its objects.
+    (ulimit -f 300 && jrun lim$V 0 allow "-agentpath:$AGENT=heap=dump,file=$WORK/lim$V.txt" -cp classes HeapDemo $N $M 1 </dev/null)
+    grep -q 'HPROF ERROR: heap dump: writing its temporary file next to .*; the dump is incomplete' lim$V.err ||
+        fail "lim$V: expected an HPROF ERROR about the temporary file, stderr: $(head -3 lim$V.err)"
+    expect_eq "lim$V.txt: HEAP DUMP BEGIN lines" 1 "$(grep -c '^HEAP DUMP BEGIN (' lim$V.txt || true)"
+    expect_eq "lim$V.txt: last line" "HEAP DUMP END" "$(tail -1 lim$V.txt)"
+    echo "   ok: $(grep -o 'HPROF ERROR.*' lim$V.err | head -1 | cut -c1-100)..."
 done
 
 if [ "$FAILURES" -gt 0 ]; then

@@ -4,8 +4,10 @@
 # -agentpath, -agentlib and -Xrunhprof; every bad value and bad combination
 # (exit 1, `HPROF ERROR` naming the option), _JAVA_HPROF_OPTIONS, force=n
 # naming (an existing file is kept, the new name has the pid), force=y
-# overwriting, and an output path that cannot be written (HPROF ERROR naming
-# the path, the JVM does not start: exit 1).
+# overwriting, an output path that cannot be written (HPROF ERROR naming
+# the path, the JVM does not start: exit 1), and the text heap dump, once
+# refused at start-up, now accepted: no options at all (heap=all, format=a)
+# and heap=dump,format=a run and write one HEAP DUMP section each.
 #
 # usage: bash test_agent_options.sh HPROF_TOOL PROJECT_DIR WORKDIR AGENT_SO   (run by ctest)
 # Env: HPROF_TEST_JDKS, HPROF_TEST_KEEP_GOING=1 (see test_agent_sites.sh).
@@ -138,6 +140,20 @@ for JDK in $FOUND_JDKS; do
     (cd def$V && jrun ../def$V/a 0 no "-agentpath:$AGENT=heap=sites" -cp ../classes SitesDemo 1 10 1 1)
     (cd def$V && jrun ../def$V/b 0 no "-agentpath:$AGENT=heap=sites,format=b" -cp ../classes SitesDemo 1 10 1 1)
     [ -s def$V/java.hprof.txt ] && [ -s def$V/java.hprof ] || fail "default names: found $(ls def$V | tr '\n' ' ')"
+
+    step "no options at all (heap=all, format=a) and heap=dump,format=a: accepted, a text heap dump"
+    mkdir -p none$V
+    (cd none$V && jrun ../none$V/run 0 no "-agentpath:$AGENT" -cp ../classes SitesDemo 1 10 1 1)
+    grep -q '^ready' none$V/run.out || fail "no options: the program did not run: $(head -3 none$V/run.err)"
+    expect_eq "no options: HEAP DUMP BEGIN lines" 1 "$(grep -c '^HEAP DUMP BEGIN (' none$V/java.hprof.txt || true)"
+    expect_eq "no options: HEAP DUMP END lines" 1 "$(grep -cx 'HEAP DUMP END' none$V/java.hprof.txt || true)"
+    expect_eq "no options: SITES sections" 1 "$(grep -c '^SITES BEGIN (' none$V/java.hprof.txt || true)"
+    jrun hdtext$V 0 no "-agentpath:$AGENT=heap=dump,format=a,file=$WORK/hdtext$V.txt" -cp classes SitesDemo 1 10 1 1
+    expect_eq "heap=dump,format=a: HEAP DUMP sections" 1 "$(grep -cx 'HEAP DUMP END' hdtext$V.txt || true)"
+    expect_eq "heap=dump,format=a: SITES sections" 0 "$(grep -c '^SITES BEGIN' hdtext$V.txt || true)"
+    grep -q '^OBJ [0-9a-f]* (sz=[0-9]*, trace=300000, class=java.lang.String@[0-9a-f]*)$' hdtext$V.txt ||
+        fail "heap=dump,format=a: no OBJ line of a String"
+    echo "   ok: both ran; one HEAP DUMP section each, SITES only with heap=all"
 done
 CTX=""
 if [ "$FAILURES" -gt 0 ]; then

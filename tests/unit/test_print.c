@@ -7,11 +7,20 @@
  *    original agent's dotted names, int[]), malformed descriptors kept as
  *    written, and snprintf-style truncation;
  *  - print_line_text: the TRACE line field for real lines and the three
- *    special values.
+ *    special values;
+ *  - print_heap_dumps (the agent's format=a heap dumps) on dumps made in
+ *    memory: the exact ROOT/CLS/OBJ/ARR lines, nothing but the dump (no
+ *    header, no THREAD or SITES lines, TRACE blocks only on request), one
+ *    section per dump, and a truncated input still ending its section with
+ *    HEAP DUMP END and reporting the problem.
  */
 #include "testutil.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "hprof/hprof_format.h"
 
 #include "print.h"
 
@@ -100,6 +109,199 @@ static void test_line_text(void)
     CU_ASSERT_STRING_EQUAL(print_line_text(2147483647, buf, sizeof buf), "2147483647");
 }
 
+/* ---- print_heap_dumps */
+
+enum { N_OBJECT = 1, N_NODE, N_NODES, N_NEXT, N_VALUE, N_LONGNAME, N_ROOTS, N_MAIN };
+#define C_OBJECT 0x100u
+#define C_NODE 0x200u
+#define C_NODES 0x300u
+
+/* A file with `ndumps` heap dumps of the same small graph, and records the
+ * heap text leaves out (a thread, a trace, sites). */
+static uint8_t *heap_file(int ndumps, size_t *len)
+{
+    hw_sink *sink;
+    hw_writer *w = tu_mem_writer(8, &sink);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    hw_utf8z(w, N_OBJECT, "java/lang/Object");
+    hw_utf8z(w, N_NODE, "com/x/Node");
+    hw_utf8z(w, N_NODES, "[Lcom/x/Node;");
+    hw_utf8z(w, N_NEXT, "next");
+    hw_utf8z(w, N_VALUE, "value");
+    hw_utf8z(w, N_LONGNAME, "neighbour");
+    hw_utf8z(w, N_ROOTS, "ROOTS");
+    hw_utf8z(w, N_MAIN, "main");
+    hw_load_class(w, 1, C_OBJECT, 300000, N_OBJECT);
+    hw_load_class(w, 2, C_NODE, 300000, N_NODE);
+    hw_load_class(w, 3, C_NODES, 300000, N_NODES);
+    hw_trace(w, 300000, 0, 0, NULL);
+    hw_trace(w, 300001, 200001, 0, NULL);
+    hw_start_thread(w, 200001, 0x500, 300001, N_MAIN, 0, 0);
+    for (int d = 0; d < ndumps; d++) {
+        hw_heap_begin(w);
+        hw_root(w, HPROF_GC_ROOT_THREAD_OBJ, 0x500, 200001, 300001, 0);
+        hw_root(w, HPROF_GC_ROOT_JNI_GLOBAL, 0x1000, 0, 0, 1);
+        hw_root(w, HPROF_GC_ROOT_JAVA_FRAME, 0x1001, 200001, 2, 0);
+        hw_root(w, HPROF_GC_ROOT_STICKY_CLASS, C_NODE, 0, 0, 0);
+        hw_class obj = {.class_id = C_OBJECT, .trace_serial = 300000};
+        hw_class_dump(w, &obj);
+        hw_field f[] = {{N_NEXT, HPROF_TYPE_OBJECT}, {N_VALUE, HPROF_TYPE_INT},
+                        {N_LONGNAME, HPROF_TYPE_OBJECT}};
+        hw_static_field st[] = {{N_ROOTS, {HPROF_TYPE_OBJECT, 0x2000}},
+                                {N_VALUE, {HPROF_TYPE_INT, 7}}};
+        hw_class node = {.class_id = C_NODE, .trace_serial = 300000, .super_id = C_OBJECT,
+                         .loader_id = 0x77, .instance_size = 20, .nstatics = 2, .statics = st,
+                         .nfields = 3, .fields = f};
+        hw_class_dump(w, &node);
+        hw_class nodes = {.class_id = C_NODES, .trace_serial = 300000, .super_id = C_OBJECT};
+        hw_class_dump(w, &nodes);
+        /* 0x1000: next = 0x1001, value 5, neighbour null; 0x1001: next
+         * null, neighbour = 0x1000 (a name of 8 characters or more: one tab) */
+        uint8_t v1[20] = {0, 0, 0, 0, 0, 0, 0x10, 0x01, 0, 0, 0, 5};
+        uint8_t v2[20] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0};
+        hw_instance_dump(w, 0x1000, 300001, C_NODE, v1, sizeof v1);
+        hw_instance_dump(w, 0x1001, 300000, C_NODE, v2, sizeof v2);
+        hprof_id el[] = {0x1000, 0, 0x1001, 0};
+        hw_obj_array_dump(w, 0x2000, 300000, C_NODES, 4, el);
+        int32_t ints[3] = {1, 2, 3};
+        hw_prim_array_dump(w, 0x3000, 300000, HPROF_TYPE_INT, 3, ints);
+        hw_heap_end(w);
+    }
+    hw_alloc_site site = {.class_serial = 2, .trace_serial = 300001, .live_bytes = 40,
+                          .live_instances = 2, .alloc_bytes = 40, .alloc_instances = 2};
+    hw_alloc_sites_head h = {.total_live_bytes = 40, .total_live_instances = 2,
+                             .total_alloc_bytes = 40, .total_alloc_instances = 2};
+    hw_alloc_sites(w, &h, &site, 1);
+    CU_ASSERT_EQUAL_FATAL(hw_writer_close(w, NULL, 0), 0);
+    uint8_t *data = tu_sink_copy(sink, len);
+    hw_sink_free(sink);
+    return data;
+}
+
+/* Renders data[0..len) with print_heap_dumps; returns the text (malloc'ed)
+ * and the status in *rc, the message in err. */
+static char *heap_text(const uint8_t *data, size_t len, unsigned flags, int *rc, char *err,
+                       size_t errcap)
+{
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    hr_source *src = hr_source_memory(data, len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+    *rc = print_heap_dumps(src, f, flags, err, errcap);
+    hr_source_close(src);
+    fclose(f);
+    return text;
+}
+
+/* The text of one dump of heap_file, after its BEGIN line. */
+static const char heap_body[] =
+    "ROOT 500 (kind=<thread>, id=200001, trace=300001)\n"
+    "ROOT 1000 (kind=<JNI global ref>, id=1, trace=0)\n"
+    "ROOT 1001 (kind=<Java stack>, thread=200001, frame=2)\n"
+    "ROOT 200 (kind=<system class>, name=com.x.Node)\n"
+    "CLS 100 (name=java.lang.Object, trace=300000)\n"
+    "CLS 200 (name=com.x.Node, trace=300000)\n"
+    "\tsuper\t\t100\n"
+    "\tloader\t\t77\n"
+    "\tstatic ROOTS\t2000\n"
+    "CLS 300 (name=com.x.Node[], trace=300000)\n"
+    "\tsuper\t\t100\n"
+    "OBJ 1000 (sz=40, trace=300001, class=com.x.Node@200)\n"
+    "\tnext\t\t1001\n"
+    "OBJ 1001 (sz=40, trace=300000, class=com.x.Node@200)\n"
+    "\tneighbour\t1000\n"
+    "ARR 2000 (sz=56, trace=300000, nelems=4, elem type=com.x.Node[]@300)\n"
+    "\t[0]\t\t1000\n"
+    "\t[2]\t\t1001\n"
+    "ARR 3000 (sz=32, trace=300000, nelems=3, elem type=int[])\n"
+    "HEAP DUMP END\n";
+
+/* Checks one section at *p: its BEGIN line (4 objects, 168 bytes) and body;
+ * advances *p past it. */
+static void expect_section(const char **p)
+{
+    static const char begin[] = "HEAP DUMP BEGIN (4 objects, 168 bytes) ";
+    CU_ASSERT_EQUAL_FATAL(strncmp(*p, begin, strlen(begin)), 0);
+    const char *nl = strchr(*p, '\n');
+    CU_ASSERT_PTR_NOT_NULL_FATAL(nl);
+    CU_ASSERT_EQUAL_FATAL(strncmp(nl + 1, heap_body, strlen(heap_body)), 0);
+    *p = nl + 1 + strlen(heap_body);
+}
+
+static void test_heap_dumps(void)
+{
+    size_t len;
+    uint8_t *data = heap_file(1, &len);
+    char err[128] = "x";
+    int rc;
+    char *text = heap_text(data, len, 0, &rc, err, sizeof err);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_STRING_EQUAL(err, "");
+    const char *p = text;
+    expect_section(&p);
+    CU_ASSERT_STRING_EQUAL(p, ""); /* nothing else: no TRACE, THREAD, SITES */
+    free(text);
+    /* with the traces: both blocks, before the dump */
+    text = heap_text(data, len, PRINT_HEAP_TRACES, &rc, err, sizeof err);
+    CU_ASSERT_EQUAL(rc, 0);
+    static const char traces[] = "TRACE 300000:\n\t<empty>\nTRACE 300001: (thread=200001)\n\t<empty>\n";
+    CU_ASSERT_EQUAL_FATAL(strncmp(text, traces, strlen(traces)), 0);
+    p = text + strlen(traces);
+    expect_section(&p);
+    CU_ASSERT_STRING_EQUAL(p, "");
+    free(text);
+    free(data);
+}
+
+static void test_heap_dumps_several(void)
+{
+    size_t len;
+    uint8_t *data = heap_file(3, &len);
+    char err[128];
+    int rc;
+    char *text = heap_text(data, len, 0, &rc, err, sizeof err);
+    CU_ASSERT_EQUAL(rc, 0);
+    const char *p = text;
+    for (int i = 0; i < 3; i++)
+        expect_section(&p);
+    CU_ASSERT_STRING_EQUAL(p, "");
+    free(text);
+    free(data);
+}
+
+static void test_heap_dumps_truncated(void)
+{
+    size_t len;
+    uint8_t *data = heap_file(1, &len);
+    /* cut inside the segment (the END and the sites are gone too) */
+    char err[128] = "";
+    int rc;
+    char *text = heap_text(data, len - 80, 0, &rc, err, sizeof err);
+    CU_ASSERT_EQUAL(rc, -1);
+    CU_ASSERT(err[0] != 0);
+    CU_ASSERT_EQUAL(strncmp(text, "HEAP DUMP BEGIN (", 17), 0);
+    size_t n = strlen(text);
+    static const char end[] = "\nHEAP DUMP END\n";
+    CU_ASSERT(n > strlen(end) && strcmp(text + n - strlen(end), end) == 0);
+    CU_ASSERT_PTR_NULL(strstr(text + 1, "HEAP DUMP BEGIN"));
+    free(text);
+    /* not an HPROF file: nothing written, a message */
+    static const char junk[] = "just some text, no header here";
+    err[0] = 0;
+    text = heap_text((const uint8_t *)junk, sizeof junk - 1, 0, &rc, err, sizeof err);
+    CU_ASSERT_EQUAL(rc, -1);
+    CU_ASSERT(err[0] != 0);
+    CU_ASSERT_STRING_EQUAL(text, "");
+    free(text);
+    /* no message buffer: allowed */
+    text = heap_text(data, len - 80, 0, &rc, NULL, 0);
+    CU_ASSERT_EQUAL(rc, -1);
+    free(text);
+    free(data);
+}
+
 static int add_suites(void)
 {
     CU_pSuite s = CU_add_suite("print", NULL, NULL);
@@ -109,7 +311,10 @@ static int add_suites(void)
         !CU_add_test(s, "Java names kept", test_java_names_kept) ||
         !CU_add_test(s, "malformed descriptors", test_malformed) ||
         !CU_add_test(s, "truncation", test_truncation) ||
-        !CU_add_test(s, "line text", test_line_text))
+        !CU_add_test(s, "line text", test_line_text) ||
+        !CU_add_test(s, "heap dumps as text", test_heap_dumps) ||
+        !CU_add_test(s, "several heap dumps", test_heap_dumps_several) ||
+        !CU_add_test(s, "truncated heap dump", test_heap_dumps_truncated))
         return -1;
     return 0;
 }

@@ -3,8 +3,8 @@
 # CUnit and zlib headers, pkg-config, clang with its runtime (ASan/libFuzzer)
 # and Debian's VisualVM (its heap library is the independent reader the
 # integration tests open our files with), and python3 (the text heap dump
-# checker). Only missing packages are
-# installed; `apt-get update` runs once, and only when something is missing.
+# checker). Only missing packages are installed; `apt-get update` runs once,
+# and only when something is missing.
 set -euo pipefail
 
 need=()

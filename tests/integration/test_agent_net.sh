@@ -321,7 +321,7 @@ for JDK in $FOUND_JDKS; do
 
     step "hprof-ctl: text output, and two agents at once"
     ctl_start t$V --out t$V.txt --agents 2
-    ( printf 'alloc 300\nspin 200\nquit\n' | timeout 120 "$JAVA" -Xcheck:jni "$A=net=localhost:$PORT,heap=sites,cpu=samples,interval=1" \
+    ( printf 'alloc 300\nspin 200\nquit\n' | timeout 120 "$JAVA" -Xcheck:jni "$A=net=localhost:$PORT,heap=all,cpu=samples,interval=1" \
         -cp classes NetDemo >t$V.a.out 2>t$V.a.err ) &
     pa=$!
     ( printf 'alloc 700\nquit\n' | timeout 120 "$JAVA" -Xcheck:jni "$A=net=localhost:$PORT,heap=sites,format=b" \
@@ -337,6 +337,10 @@ for JDK in $FOUND_JDKS; do
             check_layout $f
             expect_eq "$f: the text agent's Blobs" "7200 300 7200 300" "$(site_cols $f 'NetDemo$Blob' "$BLOB_CALL" 0)"
             grep -q '^CPU SAMPLES BEGIN' $f || fail "$f: no CPU SAMPLES"
+            expect_eq "$f: text heap dump sections (the exit dump)" "1 1" \
+                "$(grep -c '^HEAP DUMP BEGIN' $f) $(grep -cx 'HEAP DUMP END' $f)"
+            grep -qE '^OBJ [0-9a-f]+ \(sz=[0-9]+, trace=[0-9]+, class=NetDemo\$Blob@[0-9a-f]+\)$' $f ||
+                fail "$f: no OBJ line of a NetDemo\$Blob in the text heap dump"
         else
             "$HPROF" verify $f >$f.verify || fail "$f: $(tail -3 $f.verify)"
             "$HPROF" print $f >$f.print

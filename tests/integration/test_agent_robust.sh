@@ -56,6 +56,12 @@ for JDK in $FOUND_JDKS; do
     "$HPROF" info chb$V.hprof >chb$V.info
     NE=$(awk '/^END THREAD/ {print $3}' chb$V.info)
     [ "${NE:-0}" -ge $((R * W)) ] || fail "chb$V.hprof: $NE END THREAD records, expected at least $((R * W))"
+    # the sampler meets threads that end between its GetAllThreads and its
+    # look at each one (it once crashed on them): every ms, many times
+    jrun chs$V 0 no "$A=cpu=samples,interval=1,format=b,file=$WORK/chs$V.hprof" -cp classes ThreadChurnDemo $((R * 4)) $W $X
+    grep -q "^churned $((R * W * 4)) threads" chs$V.out || fail "ThreadChurnDemo under cpu=samples did not finish: $(cat chs$V.out)"
+    "$HPROF" verify chs$V.hprof >chs$V.verify 2>&1 || fail "hprof verify chs$V.hprof: $(tail -5 chs$V.verify)"
+    echo "   ok: $((R * W * 4)) threads under cpu=samples,interval=1"
 
     step "classes loaded by custom loaders, then unloaded"
     jrun un$V 0 no "$A=heap=sites,file=$WORK/un$V.txt,cutoff=0" \

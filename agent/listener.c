@@ -198,19 +198,36 @@ static void lsn_exec(jvmtiEnv *j, JNIEnv *env, const hc_cmd *c)
             break;
         case HC_CTL_CPU_ON:
         case HC_CTL_CPU_OFF:
+            if (c->control == HC_CTL_CPU_OFF && g_hp.o.cpu != OPTS_CPU_SAMPLES) {
+                lsn_refuse(c, "CPU sampling is not on (cpu=samples, or CONTROL CPU ON)");
+                break;
+            }
             lsn_cpu(j, env, c);
             break;
         case HC_CTL_CLEAR_SAMPLES:
+            if (g_hp.o.cpu != OPTS_CPU_SAMPLES) {
+                lsn_refuse(c, "CPU sampling is not on (cpu=samples, or CONTROL CPU ON)");
+                break;
+            }
             sampler_clear();
             break;
         case HC_CTL_CLEAR_SITES: {
+            if (!g_hp.o.heap_sites) {
+                lsn_refuse(c, "allocation sites are not tracked (heap=sites|all, or CONTROL ALLOC ON)");
+                break;
+            }
             /* no counting while the old tags go: see site_clear */
             int was = __atomic_exchange_n(&g_hp.alloc_on, 0, __ATOMIC_ACQ_REL);
-            site_clear(j);
+            if (site_clear(j) != 0)
+                lsn_refuse(c, "the heap could not be walked; the sites keep their counts");
             __atomic_store_n(&g_hp.alloc_on, was, __ATOMIC_RELEASE);
             break;
         }
         case HC_CTL_SET_DEPTH:
+            if (g_hp.o.cpu == OPTS_CPU_OLD) {
+                lsn_refuse(c, "cpu=old's layout is made for its own depth");
+                break;
+            }
             /* new traces get the new depth; traces already made keep theirs */
             __atomic_store_n(&g_hp.o.depth, (unsigned)c->depth, __ATOMIC_RELAXED);
             break;

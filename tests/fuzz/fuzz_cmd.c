@@ -6,7 +6,11 @@
  *    (HC_MORE asks for more than it has);
  *  - a command decoded as valid re-encodes to the very same bytes (the
  *    reserved u2 of CPU SAMPLES aside), its cutoff is in [0, 1];
- *  - a skipped command leaves a one-line reason.
+ *  - a skipped command leaves a one-line reason;
+ *  - the same bytes through a socketpair and hc_net_recv_cmd (the agent's
+ *    own path: payloads drained, a cut command closed) end, command by
+ *    command, in CLOSED, with as many valid commands as hc_decode found
+ *    before its first EOF.
  *
  * Build: CC=clang cmake -S . -B build-fuzz -DHPROF_FUZZ=ON -DHPROF_TESTS=ON
  *        cmake --build build-fuzz --target fuzz_cmd
@@ -17,7 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include "hc_net.h"
 #include "hc_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -31,8 +38,58 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
         }                                                                           \
     } while (0)
 
+/* Valid commands before the first EOF, as hc_decode sees them. */
+static unsigned fz_valid_before_eof(const uint8_t *data, size_t size)
+{
+    size_t off = 0;
+    unsigned n = 0;
+    while (off < size) {
+        hc_cmd c;
+        size_t used = 0;
+        hc_status s = hc_decode(data + off, size - off, &c, &used, NULL, 0);
+        if (s == HC_MORE || s == HC_END)
+            break;
+        n += s == HC_OK;
+        off += used;
+    }
+    return n;
+}
+
+/* The agent's path over a socketpair (inputs up to the socket buffer). */
+static void fz_recv(const uint8_t *data, size_t size)
+{
+    int sv[2];
+    if (size > 64 * 1024 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+        return;
+    if (hc_net_send_all(sv[0], data, size) != 0) {
+        close(sv[0]);
+        close(sv[1]);
+        return;
+    }
+    close(sv[0]);
+    unsigned ok = 0;
+    for (;;) {
+        hc_cmd c;
+        char why[160];
+        hc_recv_status st = hc_net_recv_cmd(sv[1], &c, why, sizeof why);
+        if (st == HC_RECV_OK)
+            ok++;
+        else if (st == HC_RECV_BAD)
+            FZ_CHECK(why[0] != '\0');
+        else if (st == HC_RECV_EOF)
+            break;
+        else {
+            FZ_CHECK(st == HC_RECV_CLOSED);
+            break;
+        }
+    }
+    close(sv[1]);
+    FZ_CHECK(ok == fz_valid_before_eof(data, size));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    fz_recv(data, size);
     size_t off = 0;
     while (off < size) {
         hc_cmd c;

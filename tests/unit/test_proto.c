@@ -52,6 +52,8 @@ static void roundtrip(const hc_cmd *c, size_t want_len)
     CU_ASSERT_EQUAL(d.control, c->control);
     CU_ASSERT_EQUAL(d.thread_id, c->thread_id);
     CU_ASSERT_EQUAL(d.depth, c->depth);
+    if (c->tag == HC_CONTROL && (c->control == HC_CTL_CPU_ON || c->control == HC_CTL_CPU_OFF))
+        CU_ASSERT_EQUAL(d.id_size, c->id_size ? c->id_size : 8);
 }
 
 static void test_every_command_roundtrips(void)
@@ -171,6 +173,49 @@ static void test_bad_payloads_are_skipped_whole(void)
     expect_bad_then_next(depth_long, sizeof depth_long, "CONTROL SET DEPTH takes a 4-byte payload, not 5");
 }
 
+static void test_cutoff_edges(void)
+{
+    hc_cmd c = mk(HC_CPU_SAMPLES);
+    c.cutoff = -0.0f; /* the same as 0 */
+    roundtrip(&c, 15);
+    c.cutoff = 1.0f;
+    roundtrip(&c, 15);
+    c.cutoff = 1e-45f; /* the smallest denormal */
+    roundtrip(&c, 15);
+    const uint8_t inf[] = {0x07, 0, 0, 0, 1, 0, 0, 0, 6, 0, 0, 0x7F, 0x80, 0, 0};
+    expect_bad_then_next(inf, sizeof inf, "not a number in [0, 1]");
+    const uint8_t neg[] = {0x03, 0, 0, 0, 1, 0, 0, 0, 6, 0, 0, 0xBF, 0x80, 0, 0};
+    expect_bad_then_next(neg, sizeof neg, "not a number in [0, 1]");
+}
+
+/* HC_MAX_PAYLOAD bytes are read and judged; one more is drained unread */
+static void test_recv_payload_bound(void)
+{
+    int sv[2];
+    CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    uint8_t buf[2 * (HC_HEADER_SIZE + HC_MAX_PAYLOAD + 1) + 1];
+    size_t n = 0;
+    for (uint32_t len = HC_MAX_PAYLOAD; len <= HC_MAX_PAYLOAD + 1; len++) {
+        const uint8_t hdr[] = {HC_CONTROL, 0, 0, 0, (uint8_t)len, 0, 0, 0, (uint8_t)len};
+        memcpy(buf + n, hdr, sizeof hdr);
+        n += sizeof hdr;
+        memset(buf + n, 0, len);
+        buf[n + 1] = HC_CTL_ALLOC_ON;
+        n += len;
+    }
+    buf[n++] = HC_EOF;
+    CU_ASSERT_EQUAL_FATAL(hc_net_send_all(sv[0], buf, n), 0);
+    hc_cmd c;
+    char why[160];
+    CU_ASSERT_EQUAL(hc_net_recv_cmd(sv[1], &c, why, sizeof why), HC_RECV_BAD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "CONTROL ALLOC ON takes a 2-byte payload, not 16"));
+    CU_ASSERT_EQUAL(hc_net_recv_cmd(sv[1], &c, why, sizeof why), HC_RECV_BAD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "CONTROL with a 17-byte payload (at most 16 expected): skipped"));
+    CU_ASSERT_EQUAL(hc_net_recv_cmd(sv[1], &c, why, sizeof why), HC_RECV_EOF);
+    close(sv[0]);
+    close(sv[1]);
+}
+
 static void test_recv_over_a_socketpair(void)
 {
     int sv[2];
@@ -245,6 +290,8 @@ static int add_suites(void)
         !CU_add_test(s, "documented bytes", test_documented_bytes) ||
         !CU_add_test(s, "invalid commands are not encoded", test_invalid_commands_not_encoded) ||
         !CU_add_test(s, "bad payloads are skipped whole", test_bad_payloads_are_skipped_whole) ||
+        !CU_add_test(s, "cutoff edges", test_cutoff_edges) ||
+        !CU_add_test(s, "recv: the payload bound", test_recv_payload_bound) ||
         !CU_add_test(s, "recv over a socketpair", test_recv_over_a_socketpair) ||
         !CU_add_test(s, "recv: huge length, then close", test_recv_huge_length_then_close) ||
         !CU_add_test(s, "names", test_names))

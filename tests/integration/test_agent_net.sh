@@ -90,7 +90,8 @@ ctl_start() {
     local name=$1
     shift
     rm -f "$name.port" "$name.cin" && mkfifo "$name.cin"
-    timeout 180 "$CTL" listen 0 --loopback --port-file "$name.port" --timeout 60 "$@" \
+    # shellcheck disable=SC2086 # CTL_BIND: --loopback, or empty for every address
+    timeout 180 "$CTL" listen 0 ${CTL_BIND---loopback} --port-file "$name.port" --timeout 60 "$@" \
         <"$name.cin" >"$name.ctl" 2>"$name.ctlerr" &
     CTL_PID=$!
     exec 8>"$name.cin"
@@ -135,6 +136,20 @@ for JDK in $FOUND_JDKS; do
     grep -q '^HPROF ERROR: net=no-such-host.invalid:9000: cannot resolve no-such-host.invalid: ' unknown$V.err ||
         fail "no clear resolver error: $(cat unknown$V.err)"
     echo "   ok: $(head -1 refused$V.err)"
+
+    step "net=[::1]:PORT: an IPv6 literal (every other run uses a host name, localhost)"
+    if grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2>/dev/null; then
+        CTL_BIND="" ctl_start six$V --out six$V.hprof
+        exec 8>&-
+        printf 'alloc 10\nquit\n' | timeout 120 "$JAVA" -Xcheck:jni "$A=net=[::1]:$PORT,heap=sites,format=b" \
+            -cp classes NetDemo >six$V.out 2>six$V.err || fail "net=[::1]: java exited $?: $(head -5 six$V.err)"
+        wait "$CTL_PID" || fail "hprof-ctl exited $?: $(cat six$V.ctlerr)"
+        grep -q '^\[1\] connected from \[::1\]:' six$V.ctl || fail "hprof-ctl saw no IPv6 peer: $(head -3 six$V.ctl)"
+        "$HPROF" verify six$V.hprof >six$V.verify || fail "six$V.hprof: $(tail -3 six$V.verify)"
+        echo "   ok: $(grep -m1 'connected from' six$V.ctl)"
+    else
+        echo "   note: this machine has no IPv6 loopback (::1): the IPv6 connection cannot be tried here"
+    fi
 
     step "NetPeer: sites, summary, alloc off/on, incremental sites, depth, bad commands, EXIT"
     rm -f go1.$V go2.$V go2b.$V go3.$V

@@ -60,9 +60,12 @@ enum { CTL_EXIT_OK = 0, CTL_EXIT_ERROR = 1, CTL_EXIT_USAGE = 2, CTL_EXIT_TIMEOUT
 #define CTL_COPY_CHUNK (1u << 20)    /* re-reading the main file for a FILE.N prelude */
 #define CTL_DECODE_MAX (16u << 20)   /* bytes of one small record kept for display */
 #define CTL_NAME_MAX 1024u           /* bytes of a UTF8 string kept */
+#define CTL_NAMES_BUDGET (64u << 20) /* bytes of names kept per agent */
+#define CTL_MAP_MAX (1u << 20)       /* ids kept per map and agent, for display only */
 #define CTL_LINE_MAX 1024u           /* bytes of a text line, a command, a shown line */
 #define CTL_SHOW_MAX 4096u           /* one shown line, prefix included */
 #define CTL_STDIN_MAX 4096u          /* one command line read from stdin */
+#define CTL_ACCEPT_PAUSE_S 0.5       /* out of fds: wait before accepting again */
 #define CTL_WAITLOG_MAX (4u << 20)   /* shown lines kept for `wait` */
 #define CTL_PROBLEMS_SHOWN 10u       /* odd records shown per agent before going quiet */
 #define CTL_TOP_SAMPLES 3u
@@ -247,6 +250,14 @@ static int ctl_map_grow(ctl_map *m)
 
 static int ctl_map_put(ctl_map *m, uint64_t k, uint64_t v)
 {
+    /* bounded memory whatever the stream: past CTL_MAP_MAX ids a map keeps
+     * what it has (values of known ids still change), and shown lines say
+     * "?" for the names it could not keep */
+    if (m->n >= CTL_MAP_MAX) {
+        uint64_t old;
+        if (!ctl_map_get(m, k, &old))
+            return -1;
+    }
     if ((m->n + 1) * 4 > m->cap * 3 && ctl_map_grow(m) != 0)
         return -1; /* load factor <= 3/4 */
     for (size_t i = ctl_hash(k, m->cap);; i = (i + 1) & (m->cap - 1)) {
@@ -556,6 +567,10 @@ typedef struct ctl_conn {
 
     unsigned problems_shown;
     int send_failed;
+    /* no more commands to this agent: it took EOF, or it stopped reading
+     * them (its command channel was shut down rather than block on it) */
+    int cmds_closed;
+    int refusal_shown; /* "not sent" said once */
 } ctl_conn;
 
 /* ------------------------------------------------------------ commands */
@@ -605,6 +620,9 @@ typedef struct ctl_ctx {
     size_t pos;
     double start;
     double sleep_until; /* 0: not sleeping */
+    /* out of file descriptors: the pending connection stays queued and the
+     * listening socket readable, so it is left out of poll until then */
+    double accept_pause_until;
     char *wait_text;    /* NULL: not waiting for text */
     int wait_found;
     unsigned wait_agents; /* 0: not waiting for agents */
@@ -787,6 +805,15 @@ static void ctl_remember_name(ctl_conn *c, uint64_t id, const uint8_t *s, size_t
 {
     if (len > CTL_NAME_MAX)
         len = CTL_NAME_MAX;
+    uint64_t old;
+    if (ctl_map_get(&c->utf8, id, &old) && (old & 0xFFFF) >= len) {
+        /* an id defined again: its old place is reused, nothing grows */
+        memcpy(c->names + (old >> 16), s, len);
+        ctl_map_put(&c->utf8, id, (old & ~(uint64_t)0xFFFF) | len);
+        return;
+    }
+    if (c->names_len + len > CTL_NAMES_BUDGET)
+        return; /* bounded memory: later names show as "?" */
     if (c->names_len + len > c->names_cap) {
         size_t cap = c->names_cap ? c->names_cap : CTL_SHOW_MAX;
         while (cap < c->names_len + len)
@@ -1536,6 +1563,17 @@ static void ctl_conn_close(ctl_ctx *x, ctl_conn *c, const char *why)
         cut = ", ended inside a line";
         ctl_text_line(x, c);
     }
+    if (c->phase == PH_REC_HEADER && c->rh_len) {
+        /* the bytes of a cut record header still go where the record
+         * would have gone: the file stays the stream, byte for byte */
+        uint8_t t = c->rh[0];
+        int dumpish = t == HPROF_TAG_HEAP_DUMP_SEGMENT || t == HPROF_TAG_HEAP_DUMP_END ||
+                      t == HPROF_TAG_HEAP_DUMP;
+        unsigned dest = CTL_DEST_MAIN;
+        if (c->dump_open && c->ndumps >= 2)
+            dest = dumpish ? CTL_DEST_DUMP : CTL_DEST_MAIN | CTL_DEST_DUMP;
+        ctl_out(x, c, dest, c->rh, c->rh_len);
+    }
     if (c->phase == PH_REC_BODY || (c->phase == PH_REC_HEADER && c->rh_len))
         cut = ", ended inside a record";
     else if (c->phase == PH_HEADER)
@@ -1587,8 +1625,13 @@ static void ctl_accept(ctl_ctx *x)
     socklen_t len = sizeof ss;
     int fd = accept4(x->lfd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC);
     if (fd < 0) {
-        if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
-            ctl_err("accept: %s", strerror(errno));
+        int e = errno;
+        if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM) {
+            ctl_err("accept: %s: new agents wait %g s", strerror(e), CTL_ACCEPT_PAUSE_S);
+            x->accept_pause_until = ctl_now() + CTL_ACCEPT_PAUSE_S;
+        } else if (e != EINTR && e != EAGAIN && e != ECONNABORTED) {
+            ctl_err("accept: %s", strerror(e));
+        }
         return;
     }
     ctl_conn *c = calloc(1, sizeof *c);
@@ -1853,13 +1896,36 @@ static int ctl_send_one(ctl_ctx *x, ctl_conn *c, const ctl_command *cmd, uint32_
                 cmd->text, c->k, h.thread_id, h.id_size);
         return 0;
     }
-    int e = hc_net_send_all(c->fd, buf, n);
-    if (e) {
-        if (!c->send_failed)
-            ctl_err("cannot send to agent %u: %s", c->k, strerror(e));
-        c->send_failed = 1;
+    if (c->cmds_closed) {
+        if (!c->refusal_shown) /* once per agent: a script may send thousands */
+            ctl_err("'%s' not sent to agent %u: it takes no more commands (%s); nor will the "
+                    "next ones be",
+                    cmd->text, c->k, c->send_failed ? "its command channel is closed" : "it was sent EOF");
+        c->refusal_shown = 1;
         return 0;
     }
+    /* never block: one agent that does not read its commands must not
+     * stall the others, stdin or quit. A command is a few bytes, so it
+     * goes whole unless the agent has left a full socket buffer unread;
+     * then (or on a partial send) the channel to it is shut down, which
+     * also keeps the stream framed: the agent sees its input end. */
+    ssize_t w;
+    do
+        w = send(c->fd, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+    while (w < 0 && errno == EINTR);
+    if (w != (ssize_t)n) {
+        int e = w < 0 ? errno : EAGAIN;
+        if (!c->send_failed)
+            ctl_err("cannot send '%s' to agent %u: %s; no more commands go to it",
+                    cmd->text, c->k,
+                    e == EAGAIN || e == EWOULDBLOCK ? "it is not reading its commands" : strerror(e));
+        c->send_failed = 1;
+        c->cmds_closed = 1;
+        shutdown(c->fd, SHUT_WR);
+        return 0;
+    }
+    if (h.tag == HC_EOF)
+        c->cmds_closed = 1; /* the agent reads no more (it drains them) */
     if (h.tag == HC_EOF)
         printf("[%u] -> %s\n", c->k, cmd->text);
     else
@@ -2081,6 +2147,8 @@ static int ctl_poll_timeout(const ctl_ctx *x, double now)
         next = x->sleep_until;
     if ((x->wait_text || x->wait_agents) && (next < 0 || x->wait_deadline < next))
         next = x->wait_deadline;
+    if (x->accept_pause_until > now && (next < 0 || x->accept_pause_until < next))
+        next = x->accept_pause_until;
     if (next < 0)
         return -1;
     double ms = (next - now) * CTL_MS_PER_S;
@@ -2127,8 +2195,13 @@ static int ctl_loop(ctl_ctx *x)
             cap = need;
         }
         size_t n = 0;
-        pfd[n++] = (struct pollfd){ .fd = x->lfd, .events = POLLIN };
-        int with_stdin = x->stage == STAGE_STDIN && x->stdin_open;
+        /* poll ignores a negative fd: no accepting while out of fds */
+        pfd[n++] = (struct pollfd){ .fd = now < x->accept_pause_until ? -1 : x->lfd, .events = POLLIN };
+        /* a full buffer that holds whole lines waits for them to run (a
+         * sleep or wait directive holds them back): read no more until then */
+        int with_stdin = x->stage == STAGE_STDIN && x->stdin_open &&
+                         !(x->stdin_len == sizeof x->stdin_buf &&
+                           memchr(x->stdin_buf, '\n', x->stdin_len));
         if (with_stdin)
             pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
         size_t first = n, nc = x->nconns;

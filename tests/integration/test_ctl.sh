@@ -213,11 +213,14 @@ exit
 sleep 10
 alloc on
 cpu on
+eof
+depth 3
 EOF
+# eof goes last: after it the agent reads no command, so hprof-ctl refuses
+# the next one (depth 3) instead of sending it
 want="03 00000001 00000006 0001 3f000000
       08 00000002 0000000a 0003 0000000000001234
       08 00000003 00000004 0007 0007
-      ff
       08 00000004 0000000a 0004 $obj2
       04 00000005 00000000
       03 00000006 00000006 0006 00000000
@@ -230,9 +233,10 @@ want="03 00000001 00000006 0001 3f000000
       07 0000000d 00000006 0000 3e800000
       05 0000000e 00000000
       08 0000000f 00000002 0001
-      08 00000010 0000000a 0003 0000000000000000"
+      08 00000010 0000000a 0003 0000000000000000
+      ff"
 start_ctl --out run.hprof --timeout 10 --script cmds.script \
-    "sites incremental cutoff 0.5" "cpu on 0x1234" "depth 7" eof
+    "sites incremental cutoff 0.5" "cpu on 0x1234" "depth 7"
 exec 3<>"/dev/tcp/127.0.0.1/$PORT"
 cat f.hprof >&3
 read_cmds "$(nbytes $want)" got.cmds
@@ -246,6 +250,8 @@ cmp f.hprof run.hprof || fail "the file received differs from the stream sent"
 grep -q "no agent 2 connected: 'dump' not sent" ctl.err || fail "'@2 dump' was not refused"
 grep -qF "[1] -> sites incremental cutoff 0.5 (serial 1)" ctl.out || fail "no echo of a command"
 grep -qF "[1] -> eof" ctl.out || fail "no echo of eof"
+grep -qF "'depth 3' not sent to agent 1: it takes no more commands (it was sent EOF); nor will the next ones be" ctl.err ||
+    fail "a command after eof was not refused: $(tail -3 ctl.err)"
 has "[1] connected from 127.0.0.1:"
 has "[1] format: binary JAVA PROFILE 1.0.2, id size 8"
 has "[1] CONTROL SETTINGS: flags 0x3 (alloc traces on, cpu sampling on), depth 8"
@@ -548,5 +554,35 @@ start_ctl --out w.hprof --timeout 0.5 "wait-agents 2"
 cat f.hprof >"/dev/tcp/127.0.0.1/$PORT"
 finish_ctl 3
 grep -q "wait-agents 2: only 1 agent(s) connected" ctl.err || fail "no wait-agents timeout message"
+
+step "a stream cut inside a record header is still written byte for byte"
+head -c 36 f.hprof >hdrcut.bin # the 31-byte file header, then 5 of a record header's 9
+start_ctl --out hdrcut.hprof --timeout 10
+cat hdrcut.bin >"/dev/tcp/127.0.0.1/$PORT"
+finish_ctl 0
+cmp hdrcut.bin hdrcut.hprof || fail "the bytes of a cut record header were lost"
+grep -qE '^\[1\] disconnected: 36 bytes, 0 records, ended inside a record' ctl.out ||
+    fail "the cut header is not reported: $(tail -2 ctl.out)"
+
+step "an agent that never reads its commands stalls nobody"
+# 2 000 000 commands (18 MB) fill the socket buffers of an agent that does
+# not read them: hprof-ctl gives up on that agent's command channel instead
+# of blocking in send, so a second agent is still accepted and quit works
+mkfifo stall.in
+exec 5<>stall.in # opened first: hprof-ctl's open for reading then returns
+CTL_STDIN=stall.in start_ctl --out stall.hprof --agents 2
+exec 3<>"/dev/tcp/127.0.0.1/$PORT"
+cat f.hprof >&3
+wait_line "[1] connected from"
+awk 'BEGIN { for (i = 0; i < 2000000; i++) print "gc" }' >&5
+cat f.hprof >"/dev/tcp/127.0.0.1/$PORT" # agent 2 connects meanwhile
+wait_line "[2] connected from"
+echo quit >&5
+finish_ctl 0
+exec 5>&- 3>&-
+grep -q "cannot send 'gc' to agent 1: it is not reading its commands; no more commands go to it" ctl.err ||
+    fail "no message about the agent that does not read: $(tail -3 ctl.err)"
+cmp f.hprof stall.hprof || fail "the stalled agent's file differs from its stream"
+[ "$(grep -c 'not sent to agent 1' ctl.err)" = 1 ] || fail "the refusal is not said once: $(grep -c 'not sent to agent 1' ctl.err) times"
 
 echo "ALL OK"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test from scratch: installs missing packages, then
 #  1. a normal build (-Wall -Wextra -Werror) and every ctest test (unit + integration),
-#  2. an ASan+UBSan build and the unit tests under it,
-#  3. a libFuzzer build and a short fuzz run of the reader and verifier.
+#  2. an ASan+UBSan build, the unit tests and the tools' integration tests
+#     (hprof, hprof-ctl) under it,
+#  3. a libFuzzer build and short fuzz runs of the reader and verifier, the
+#     agent's options and the net= command codec.
 # Build trees go to build/test, build/asan, build/fuzz (recreated each run).
 # FUZZ_SECONDS (default 30) sets the fuzz run's length.
 set -euo pipefail
@@ -19,13 +21,19 @@ cmake --build build/test -j"$jobs"
 (cd build/test && ctest --output-on-failure -j"$jobs")
 n_main=$(cd build/test && ctest -N | sed -n 's/^Total Tests: //p')
 
-echo "== 2/3: unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+echo "== 2/3: unit tests, and the tools' integration tests (hprof, hprof-ctl), under ASan + UBSan"
 rm -rf build/asan
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DHPROF_SANITIZE=ON >/dev/null
 cmake --build build/asan -j"$jobs"
 (cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
    ctest --output-on-failure -L unit -j"$jobs")
-n_asan=$(cd build/asan && ctest -N -L unit | sed -n 's/^Total Tests: //p')
+# the tools parse whatever they are given: their integration tests (garbage
+# and cut streams for hprof-ctl, the corpus for hprof print) under ASan too
+tools_re='^integration[.]test_(ctl|fixture|print)$'
+(cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+   ctest --output-on-failure -R "$tools_re" -j"$jobs")
+n_asan=$(cd build/asan && { ctest -N -L unit; ctest -N -R "$tools_re"; } | sed -n 's/^Total Tests: //p' |
+         awk '{ s += $1 } END { print s }')
 
 echo "== 3/3: libFuzzer run of the reader and verifier (${FUZZ_SECONDS:-30} s)"
 rm -rf build/fuzz

@@ -364,6 +364,35 @@ for JDK in $FOUND_JDKS; do
     done
     echo "   ok: a text and a binary agent at once, one file each"
 
+    step "net= by attach (jcmd JVMTI.agent_load) into a running JVM, driven by hprof-ctl"
+    ctl_start at$V --out at$V.hprof
+    rm -f at$V.in && mkfifo at$V.in
+    dyn=""
+    [ "$V" -ge 21 ] && dyn=-XX:+EnableDynamicAgentLoading # else JDK 21+ warns about the attach
+    timeout 180 "$JAVA" -Xcheck:jni $dyn -cp classes NetDemo <at$V.in >at$V.out 2>at$V.err &
+    DEMO_PID=$!
+    exec 7>at$V.in
+    wait_for at$V.out '^ready$'
+    jpid=$(pgrep -P "$DEMO_PID" java || true)
+    [ -n "$jpid" ] || fail "no java process under $DEMO_PID"
+    "$JDK/bin/jcmd" "$jpid" JVMTI.agent_load "$AGENT" "\"net=localhost:$PORT,heap=sites,format=b\"" >at$V.jcmd 2>&1 ||
+        fail "jcmd JVMTI.agent_load: $(cat at$V.jcmd)"
+    wait_for at$V.ctl '^\[1\] connected from '
+    # JVMTI applies the new sampling interval to a thread at its next sample
+    # point: 2.4 MB of Blobs arm main's, after which every allocation counts
+    demo at$V "alloc 100000"
+    for _ in 1 2 3; do demo at$V "deep 0"; done
+    ctl at$V sites '^\[1\] ALLOC SITES'
+    echo exit >&8
+    demo_end at$V 0 open
+    exec 8>&-
+    wait "$CTL_PID" || fail "hprof-ctl exited $?: $(cat at$V.ctlerr)"
+    "$HPROF" verify at$V.hprof >at$V.verify || fail "at$V.hprof: $(tail -3 at$V.verify)"
+    "$HPROF" print at$V.hprof >at$V.txt
+    expect_eq "after the attach: the 3 Blobs of 'deep 0' (sites on command)" "72 3 72 3" \
+        "$(site_cols at$V.txt 'NetDemo$Blob' "NetDemo.makeBlobs(NetDemo.java:$L_BLOB)|NetDemo.deep(NetDemo.java:$L_DEEP)|NetDemo.main(NetDemo.java:$L_DEEPCALL)" 1)"
+    echo "   ok: attached over jcmd, sites on command, exit -> 0"
+
     step "hprof-ctl killed mid-run: the JVM runs to completion"
     ctl_start k$V --out k$V.hprof
     demo_start k$V "net=localhost:$PORT,heap=sites,cpu=samples,interval=1,format=b"

@@ -267,6 +267,10 @@ typedef struct hd_state {
     unsigned idsz;
     uint32_t class_class; /* index of java.lang.Class */
     uint32_t ncls;        /* classes registered before the walk */
+    /* sites whose TRACE the output holds before the objects (binary: the
+     * prelude); an object of a newer site names the empty trace, never a
+     * trace the file lacks. UINT32_MAX: traces are written after the walk */
+    uint32_t site_limit;
     uint8_t *dumped;      /* per class index: CLASS DUMP written */
     hu_map threads;       /* thread object tag -> thread serial */
     hu_map arrlen;        /* object array tag -> length, until visited */
@@ -302,13 +306,13 @@ static inline hprof_id hd_id(const hd_state *st, jlong tag)
     return t;
 }
 
-static inline uint32_t hd_trace_serial(jlong tag)
+static inline uint32_t hd_trace_serial(const hd_state *st, jlong tag)
 {
     uint64_t t = (uint64_t)tag;
     if (t == 0 || HP_TAG_IS_CLASS(t) || HP_TAG_IS_DUMP(t))
         return HP_TRACE_SERIAL0;
     uint32_t s = HP_TAG_SITE(t);
-    if (s == 0 || s >= site_count())
+    if (s == 0 || s >= site_count() || s >= st->site_limit)
         return HP_TRACE_SERIAL0;
     return site_at(s)->trace->serial;
 }
@@ -420,7 +424,7 @@ static void hd_finish(hd_state *st)
 {
     switch (st->kind) {
     case HD_INSTANCE:
-        hw_instance_dump(st->tw, hd_id(st, st->cur), hd_trace_serial(st->cur),
+        hw_instance_dump(st->tw, hd_id(st, st->cur), hd_trace_serial(st, st->cur),
                          cls_object_id(st->cls), st->buf, st->L->inst_bytes);
         break;
     case HD_OBJARRAY:
@@ -431,7 +435,7 @@ static void hd_finish(hd_state *st)
         hw_sub_end(st->tw);
         break;
     case HD_PRIMARRAY: /* no contents reported: an empty array */
-        hw_prim_array_dump(st->tw, hd_id(st, st->cur), hd_trace_serial(st->cur),
+        hw_prim_array_dump(st->tw, hd_id(st, st->cur), hd_trace_serial(st, st->cur),
                            st->cls->array_type, 0, NULL);
         break;
     case HD_CLASS:
@@ -497,7 +501,7 @@ static int hd_start(hd_state *st, jlong tag, jlong class_tag)
         }
         st->n = (uint32_t)len;
         st->next = 0;
-        hw_obj_array_begin(st->tw, hd_id(st, tag), hd_trace_serial(tag), cls_object_id(c), st->n);
+        hw_obj_array_begin(st->tw, hd_id(st, tag), hd_trace_serial(st, tag), cls_object_id(c), st->n);
         st->kind = HD_OBJARRAY;
     } else {
         st->kind = HD_PRIMARRAY;
@@ -666,7 +670,7 @@ static jint JNICALL hd_array_cb(jlong class_tag, jlong size, jlong *tag_ptr, jin
     jlong t = *tag_ptr;
     if (hd_start(st, t, class_tag))
         return st->err ? JVMTI_VISIT_ABORT : 0;
-    hw_prim_array_dump(st->tw, hd_id(st, t), hd_trace_serial(t), (uint8_t)cls_prim_type((char)type),
+    hw_prim_array_dump(st->tw, hd_id(st, t), hd_trace_serial(st, t), (uint8_t)cls_prim_type((char)type),
                        (uint32_t)count, elements);
     st->kind = HD_DONE;
     return 0;
@@ -818,6 +822,8 @@ static void hd_prelude(hd_state *st, const hd_thread *thr, uint32_t nthr, int tr
     for (uint32_t i = 0; traces && i < nthr; i++)
         hd_trace_once(st->mw, &seen, &frames, thr[i].trace);
     uint32_t ns = traces ? site_count() : 0;
+    if (traces)
+        st->site_limit = ns;
     for (uint32_t i = 1; i < ns; i++)
         if (hd_site_trace(i))
             hd_trace_once(st->mw, &seen, &frames, hd_site_trace(i));
@@ -921,6 +927,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         return -1;
     hd_state st;
     memset(&st, 0, sizeof st);
+    st.site_limit = UINT32_MAX;
     st.j = j;
     /* idsize= is for binary output; text shows the ids (the tags) whole */
     int text = !g_hp.o.binary;
@@ -999,6 +1006,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         for (uint32_t i = 0; i < nthr; i++)
             out_dump_trace(st.o, thr[i].trace);
         uint32_t ns = site_count();
+        st.site_limit = ns;
         for (uint32_t i = 1; i < ns; i++)
             if (hd_site_trace(i))
                 out_dump_trace(st.o, hd_site_trace(i));

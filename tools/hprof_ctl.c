@@ -40,6 +40,7 @@
 
 #include "hc_net.h"
 #include "hc_proto.h"
+#include "hu_map.h"
 #include "hprof/hprof_format.h"
 #include "hprof/hr_reader.h"
 
@@ -195,57 +196,18 @@ static int ctl_parse_cutoff(const char *s, float *out)
 
 /* ------------------------------------------------------------ id map */
 
-/* uint64 -> uint64, open addressing. Only display data lives here, so a
- * failed insertion (out of memory) just leaves a name unknown. */
-typedef struct ctl_map {
-    uint64_t *keys, *vals;
-    uint8_t *used;
-    size_t cap, n;
-} ctl_map;
-
-static size_t ctl_hash(uint64_t k, size_t cap)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull; /* murmur3's finaliser */
-    k ^= k >> 33;
-    return (size_t)k & (cap - 1);
-}
+/* The project's u64 -> u64 map (hu_map.h). Only display data lives here,
+ * so a failed insertion (out of memory, or the bound below) just leaves a
+ * name unknown. */
+typedef hu_map ctl_map;
 
 static int ctl_map_get(const ctl_map *m, uint64_t k, uint64_t *v)
 {
-    if (!m->cap)
+    const uint64_t *p = hu_map_get(m, k);
+    if (!p)
         return 0;
-    for (size_t i = ctl_hash(k, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        if (!m->used[i])
-            return 0;
-        if (m->keys[i] == k) {
-            *v = m->vals[i];
-            return 1;
-        }
-    }
-}
-
-static int ctl_map_put(ctl_map *m, uint64_t k, uint64_t v);
-
-static int ctl_map_grow(ctl_map *m)
-{
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    ctl_map g = { calloc(cap, sizeof(uint64_t)), calloc(cap, sizeof(uint64_t)), calloc(cap, 1),
-                  cap, 0 };
-    if (!g.keys || !g.vals || !g.used) {
-        free(g.keys);
-        free(g.vals);
-        free(g.used);
-        return -1;
-    }
-    for (size_t i = 0; i < m->cap; i++)
-        if (m->used[i])
-            ctl_map_put(&g, m->keys[i], m->vals[i]);
-    free(m->keys);
-    free(m->vals);
-    free(m->used);
-    *m = g;
-    return 0;
+    *v = *p;
+    return 1;
 }
 
 static int ctl_map_put(ctl_map *m, uint64_t k, uint64_t v)
@@ -253,34 +215,14 @@ static int ctl_map_put(ctl_map *m, uint64_t k, uint64_t v)
     /* bounded memory whatever the stream: past CTL_MAP_MAX ids a map keeps
      * what it has (values of known ids still change), and shown lines say
      * "?" for the names it could not keep */
-    if (m->n >= CTL_MAP_MAX) {
-        uint64_t old;
-        if (!ctl_map_get(m, k, &old))
-            return -1;
-    }
-    if ((m->n + 1) * 4 > m->cap * 3 && ctl_map_grow(m) != 0)
-        return -1; /* load factor <= 3/4 */
-    for (size_t i = ctl_hash(k, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        if (!m->used[i]) {
-            m->used[i] = 1;
-            m->keys[i] = k;
-            m->vals[i] = v;
-            m->n++;
-            return 0;
-        }
-        if (m->keys[i] == k) {
-            m->vals[i] = v;
-            return 0;
-        }
-    }
+    if (m->count >= CTL_MAP_MAX && !hu_map_get(m, k))
+        return -1;
+    return hu_map_put(m, k, v);
 }
 
 static void ctl_map_free(ctl_map *m)
 {
-    free(m->keys);
-    free(m->vals);
-    free(m->used);
-    memset(m, 0, sizeof *m);
+    hu_map_cleanup(m);
 }
 
 /* ------------------------------------------------------------ heap dump scanner */

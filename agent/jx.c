@@ -107,3 +107,26 @@ void jx_thread_names(jvmtiEnv *j, jthread t, char **name, char **group, char **p
         }
     }
 }
+
+int jx_agent_thread(jvmtiEnv *j, JNIEnv *env, const char *name, jvmtiStartFunction fn,
+                    jint priority, volatile int *running, const char *what)
+{
+    jclass tc = (*env)->FindClass(env, "java/lang/Thread");
+    jmethodID ctor = tc ? (*env)->GetMethodID(env, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
+    jstring jname = ctor ? (*env)->NewStringUTF(env, name) : NULL;
+    jobject t = jname ? (*env)->NewObject(env, tc, ctor, jname) : NULL;
+    if (!t || (*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        hp_error("cannot create the thread \"%s\": %s", name, what);
+        return -1;
+    }
+    *running = 1;
+    jvmtiError e = (*j)->RunAgentThread(j, t, fn, NULL, priority);
+    if (e != JVMTI_ERROR_NONE) {
+        *running = 0;
+        jx_report(j, e, "RunAgentThread");
+        hp_error("%s", what);
+        return -1;
+    }
+    return 0;
+}

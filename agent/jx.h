@@ -24,6 +24,12 @@ jvmtiError jx_class_signature(jvmtiEnv *j, jclass k, char **sig);
 void jx_source_file(jvmtiEnv *j, jclass k, char **file);
 /* Line of `loc` in `m` from its line table; -1 when unknown. */
 jint jx_line_of(jvmtiEnv *j, jmethodID m, jlocation loc);
+/* Starts an agent thread (a java.lang.Thread named `name`) running `fn`.
+ * *running is set to 1 first (the thread clears it when it leaves) and
+ * back to 0 if the start fails. Returns 0, or -1 (reported, naming
+ * `what` as the feature that is then off). */
+int jx_agent_thread(jvmtiEnv *j, JNIEnv *env, const char *name, jvmtiStartFunction fn,
+                    jint priority, volatile int *running, const char *what);
 /* Thread name, group name and parent group name (each may be NULL); to jx_free. */
 void jx_thread_names(jvmtiEnv *j, jthread t, char **name, char **group, char **parent);
 

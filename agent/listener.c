@@ -351,23 +351,8 @@ int lsn_start(jvmtiEnv *j, JNIEnv *env)
         return -1;
     if (!g_hp.listener_lock && jx_raw_monitor(j, "hprof listener", &g_hp.listener_lock))
         return -1;
-    jclass tc = (*env)->FindClass(env, "java/lang/Thread");
-    jmethodID ctor = tc ? (*env)->GetMethodID(env, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
-    jstring name = ctor ? (*env)->NewStringUTF(env, "HPROF listener thread") : NULL;
-    jobject t = name ? (*env)->NewObject(env, tc, ctor, name) : NULL;
-    if (!t || (*env)->ExceptionCheck(env)) {
-        (*env)->ExceptionClear(env);
-        hp_error("cannot create the net= listener thread: commands are ignored");
-        return -1;
-    }
-    g_hp.listener_running = 1;
-    jvmtiError e = (*j)->RunAgentThread(j, t, lsn_main, NULL, JVMTI_THREAD_NORM_PRIORITY);
-    if (e != JVMTI_ERROR_NONE) {
-        g_hp.listener_running = 0;
-        jx_report(j, e, "RunAgentThread");
-        return -1;
-    }
-    return 0;
+    return jx_agent_thread(j, env, "HPROF listener thread", lsn_main, JVMTI_THREAD_NORM_PRIORITY,
+                           &g_hp.listener_running, "net= commands are ignored");
 }
 
 /* Waits (bounded) for the listener to leave. Returns 1 once it has. */

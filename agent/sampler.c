@@ -144,23 +144,8 @@ int sampler_start(jvmtiEnv *j, JNIEnv *env)
     /* a net= CPU ON that arrives after VM death stopped the sampler */
     if (!env || g_hp.sampler_stop_req)
         return -1;
-    jclass tc = (*env)->FindClass(env, "java/lang/Thread");
-    jmethodID ctor = tc ? (*env)->GetMethodID(env, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
-    jstring name = ctor ? (*env)->NewStringUTF(env, "HPROF cpu sampling thread") : NULL;
-    jobject t = name ? (*env)->NewObject(env, tc, ctor, name) : NULL;
-    if (!t || (*env)->ExceptionCheck(env)) {
-        (*env)->ExceptionClear(env);
-        hp_error("cannot create the CPU sampling thread: cpu=samples is off");
-        return -1;
-    }
-    g_hp.sampler_running = 1;
-    jvmtiError e = (*j)->RunAgentThread(j, t, sampler_main, NULL, JVMTI_THREAD_MAX_PRIORITY);
-    if (e != JVMTI_ERROR_NONE) {
-        g_hp.sampler_running = 0;
-        jx_report(j, e, "RunAgentThread");
-        return -1;
-    }
-    return 0;
+    return jx_agent_thread(j, env, "HPROF cpu sampling thread", sampler_main,
+                           JVMTI_THREAD_MAX_PRIORITY, &g_hp.sampler_running, "cpu=samples is off");
 }
 
 void sampler_stop(jvmtiEnv *j)

@@ -44,6 +44,8 @@
 
 #define HD_MAX_FRAMES 1024   /* frames of a thread's stack in a dump */
 #define HD_ACC_STATIC 0x0008 /* JVM access flag of a static field */
+#define HD_PAGE 4096u        /* madvise granularity (a multiple of every page size is fine) */
+#define HD_DROP_EVERY (64u << 20) /* bytes of a copied file between two MADV_DONTNEED */
 
 enum { HD_NONE, HD_INSTANCE, HD_OBJARRAY, HD_PRIMARRAY, HD_CLASS, HD_DONE };
 
@@ -259,11 +261,18 @@ fail:
 
 /* ---------------------------------------------------------- walk state */
 
+/* What the walk reports of a class (its mirror): the CLASS DUMP's values. */
+typedef struct hd_cstat {
+    hprof_id loader, signers, pd;
+    hw_value statics[]; /* by slot, layout->nstatic of them */
+} hd_cstat;
+
 typedef struct hd_state {
     jvmtiEnv *j;
     hp_out *o;
-    hw_writer *mw;        /* the output (binary), or NULL (text) */
-    hw_writer *tw;        /* the objects: a temporary file */
+    hw_writer *mw;        /* the output, or the binary temporary file of a text dump */
+    hw_writer *tw;        /* the objects: mw itself, or (mw cannot be patched:
+                             a socket) a temporary file copied in after the walk */
     unsigned idsz;
     uint32_t class_class; /* index of java.lang.Class */
     uint32_t ncls;        /* classes registered before the walk */
@@ -271,7 +280,7 @@ typedef struct hd_state {
      * prelude); an object of a newer site names the empty trace, never a
      * trace the file lacks. UINT32_MAX: traces are written after the walk */
     uint32_t site_limit;
-    uint8_t *dumped;      /* per class index: CLASS DUMP written */
+    struct hd_cstat **cstat; /* per class index: what the walk found, or NULL */
     hu_map threads;       /* thread object tag -> thread serial */
     hu_map arrlen;        /* object array tag -> length, until visited */
     uint64_t jni_globals;
@@ -363,21 +372,19 @@ static uint64_t hd_prim_bits(jvalue v, int type)
     }
 }
 
-/* CLASS DUMP of class index i, with the static values collected (or zeros). */
-static void hd_class_dump(hd_state *st, hp_class *c, const hw_value *statics)
+/* The CLASS DUMP of c into w, with what the walk found (cs), or zeros and
+ * null references when it found nothing: the same length either way, so
+ * the dumps written before the walk can be overwritten after it. */
+static void hd_class_dump(hd_state *st, hw_writer *w, hp_class *c, const hd_cstat *cs)
 {
     hd_layout *L = c->layout;
-    if (st->dumped[c->index])
-        return;
-    st->dumped[c->index] = 1;
     if (!L) {
         /* registered while the dump was being prepared (loaded meanwhile):
          * no layout, but references to it still resolve */
         hw_class bare = {.class_id = cls_object_id(c), .trace_serial = HP_TRACE_SERIAL0};
-        hw_class_dump(st->mw, &bare);
+        hw_class_dump(w, &bare);
         return;
     }
-    /* on the VM thread, whose stack is small: buffers kept in the state */
     size_t need = (size_t)L->nstatic * sizeof(hw_static_field) + (size_t)L->ninst * sizeof(hw_field);
     if (need > st->cdcap) {
         void *nb = realloc(st->cdbuf, need);
@@ -395,7 +402,7 @@ static void hd_class_dump(hd_state *st, hp_class *c, const hw_value *statics)
         if (L->own_static[f]) {
             sf[s].name_id = L->own_name[f];
             sf[s].value.type = L->own_type[f];
-            sf[s].value.u = statics ? statics[s].u : 0;
+            sf[s].value.u = cs ? cs->statics[s].u : 0;
         } else {
             ff[s].name_id = L->own_name[f];
             ff[s].type = L->own_type[f];
@@ -405,18 +412,45 @@ static void hd_class_dump(hd_state *st, hp_class *c, const hw_value *statics)
         .class_id = cls_object_id(c),
         .trace_serial = HP_TRACE_SERIAL0,
         .super_id = L->super ? cls_object_id(cls_at(L->super)) : 0,
+        .loader_id = cs ? cs->loader : 0,
+        .signers_id = cs ? cs->signers : 0,
+        .protection_domain_id = cs ? cs->pd : 0,
         .instance_size = L->inst_bytes,
         .nstatics = L->nstatic,
         .statics = sf,
         .nfields = L->ninst,
         .fields = ff,
     };
-    if (statics == st->statics && st->cls == c) {
-        cd.loader_id = st->loader;
-        cd.signers_id = st->signers;
-        cd.protection_domain_id = st->pd;
+    hw_class_dump(w, &cd);
+}
+
+/* Every class of the dump (those with a LOAD CLASS), in index order. */
+static void hd_class_dumps(hd_state *st, hw_writer *w)
+{
+    for (uint32_t i = 1; i < st->ncls; i++)
+        if (cls_at(i)->serial)
+            hd_class_dump(st, w, cls_at(i), st->cstat[i]);
+}
+
+/* Keeps what the walk found of the class being visited. Called on the VM
+ * thread: malloc only. */
+static void hd_class_keep(hd_state *st)
+{
+    hp_class *c = st->cls;
+    uint32_t ns = c->layout->nstatic;
+    if (st->cstat[c->index])
+        return; /* visited once per walk; a second report changes nothing */
+    hd_cstat *cs = malloc(sizeof *cs + sizeof cs->statics[0] * ns);
+    if (!cs) {
+        st->err = ENOMEM;
+        return;
     }
-    hw_class_dump(st->mw, &cd);
+    cs->loader = st->loader;
+    cs->signers = st->signers;
+    cs->pd = st->pd;
+    if (ns)
+        memcpy(cs->statics, st->statics, sizeof cs->statics[0] * ns);
+    st->cstat[c->index] = cs;
 }
 
 /* Emits the current object. */
@@ -439,7 +473,7 @@ static void hd_finish(hd_state *st)
                            st->cls->array_type, 0, NULL);
         break;
     case HD_CLASS:
-        hd_class_dump(st, st->cls, st->statics);
+        hd_class_keep(st);
         break;
     default:
         break;
@@ -514,6 +548,11 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
                     hprof_id id, int is_class)
 {
     uint32_t tser = HP_THREAD_SERIAL0;
+    /* HotSpot reports every root before it visits any object; were one to
+     * come inside an object array, the rest of the array is refused
+     * (EPROTO), never written around it */
+    if (st->tw == st->mw)
+        hd_finish(st);
     if (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL || kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL) {
         jlong ttag = kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL ? info->stack_local.thread_tag
                                                               : info->jni_local.thread_tag;
@@ -693,6 +732,7 @@ static int hd_copy_segments(hd_state *st, int fd)
         return errno;
     madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
     const uint8_t *p = map, *end = p + sb.st_size;
+    size_t dropped = 0;
     int rc = 0;
     /* header: "JAVA PROFILE 1.0.2\0", u4 id size, u8 time */
     const uint8_t *q = memchr(p, 0, (size_t)(end - p));
@@ -712,6 +752,13 @@ static int hd_copy_segments(hd_state *st, int fd)
         if (tag == HPROF_TAG_HEAP_DUMP_SEGMENT && hw_heap_segment_raw(st->mw, q, len))
             break;
         q += len;
+        /* what is copied leaves the process's memory (RSS): the file's pages
+         * stay in the page cache for the kernel to keep or drop */
+        size_t done = (size_t)(q - p) & ~(size_t)(HD_PAGE - 1);
+        if (done > dropped + HD_DROP_EVERY) {
+            madvise((uint8_t *)map + dropped, done - dropped, MADV_DONTNEED);
+            dropped = done;
+        }
     }
 out:
     munmap(map, (size_t)sb.st_size);
@@ -869,20 +916,16 @@ static hw_writer *hd_tmp_writer(int fd, unsigned idsz)
 }
 
 /* format=a: the complete binary dump in `fd` becomes a HEAP DUMP BEGIN ...
- * END section of the text output (tools/print.c renders it, streaming from
- * the mapped file). The TRACE blocks it refers to (the empty trace, each
- * thread's, each allocation site's) come first, printed once in the whole
+ * END section of the text output (tools/print.c renders it, reading the
+ * file as a stream: none of it is mapped into the process). The TRACE
+ * blocks it refers to (the empty trace, each thread's, each allocation
+ * site's) come first, printed once in the whole
  * file like every section's (out.c's written marks). Sites are counted
  * after the walk, so every site an object names is among them. The output
  * stays locked until the section is complete, so no other line falls
  * inside it. Returns 0, or -1 after an HPROF ERROR. */
 static int hd_render_text(int fd, const hd_thread *thr, uint32_t nthr)
 {
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        hp_error("heap dump: cannot read the temporary file: %s", strerror(errno));
-        return -1;
-    }
     hp_out *o = out_dump_begin();
     if (!o)
         return 0; /* the output is closed: nothing to do */
@@ -893,19 +936,13 @@ static int hd_render_text(int fd, const hd_thread *thr, uint32_t nthr)
     for (uint32_t i = 1; i < ns; i++)
         if (hd_site_trace(i))
             out_dump_trace(o, hd_site_trace(i));
-    int rc = -1;
-    void *map = sb.st_size > 0 ? mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
-                               : MAP_FAILED;
-    if (map == MAP_FAILED) {
-        hp_error("heap dump: cannot map the temporary file: %s",
-                 sb.st_size > 0 ? strerror(errno) : "it is empty");
+    int rc = -1, err = 0;
+    hr_source *src = lseek(fd, 0, SEEK_SET) == 0 ? hr_source_fd(fd, &err) : NULL;
+    if (!src) {
+        hp_error("heap dump: cannot read the temporary file: %s", strerror(err ? err : errno));
         goto out;
     }
-    madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
-    hr_source *src = hr_source_memory(map, (size_t)sb.st_size);
-    FILE *f = src ? out_dump_text(o) : NULL;
-    if (!src)
-        hp_error("heap dump: out of memory");
+    FILE *f = out_dump_text(o);
     if (f) {
         char msg[256];
         int pe = print_heap_dumps(src, f, 0, msg, sizeof msg);
@@ -915,10 +952,47 @@ static int hd_render_text(int fd, const hd_thread *thr, uint32_t nthr)
         rc = pe || oe ? -1 : 0;
     }
     hr_source_close(src);
-    munmap(map, (size_t)sb.st_size);
 out:
     out_dump_end(o);
     return rc;
+}
+
+/* Every CLASS DUMP of the dump as bare sub-records (the bodies of the
+ * segments a memory writer cut them into), malloc'ed; NULL if out of memory
+ * (or a u4 would not hold them). */
+static uint8_t *hd_class_bytes(hd_state *st, uint32_t *len)
+{
+    hw_options o;
+    hw_options_init(&o);
+    o.id_size = st->idsz;
+    o.clock = HW_CLOCK_FIXED;
+    hw_sink *ms = hw_sink_memory(0);
+    hw_writer *w = ms ? hw_writer_open(ms, &o, NULL) : NULL;
+    uint8_t *out = NULL;
+    if (!w)
+        goto done;
+    hw_heap_begin(w);
+    hd_class_dumps(st, w);
+    hw_heap_end(w);
+    if (hw_writer_close(w, NULL, 0) || st->err)
+        goto done;
+    size_t n = 0, k = 0;
+    const uint8_t *d = hw_sink_memory_data(ms, &n);
+    const uint8_t *q = memchr(d, 0, n); /* "JAVA PROFILE 1.0.2\0", u4 id size, u8 time */
+    if (!q || (size_t)(d + n - q) < 13 || n > HPROF_U4_MAX || !(out = malloc(n ? n : 1)))
+        goto done;
+    for (q += 13; q + HPROF_RECORD_HEADER_SIZE <= d + n;) {
+        uint32_t rl = (uint32_t)q[5] << 24 | (uint32_t)q[6] << 16 | (uint32_t)q[7] << 8 | q[8];
+        if (q[0] == HPROF_TAG_HEAP_DUMP_SEGMENT)
+            memcpy(out + k, q + HPROF_RECORD_HEADER_SIZE, rl), k += rl;
+        q += HPROF_RECORD_HEADER_SIZE + rl;
+    }
+    *len = (uint32_t)k;
+done:
+    hw_sink_free(ms);
+    if (!out && !st->err)
+        st->err = ENOMEM;
+    return out;
 }
 
 int hd_dump(jvmtiEnv *j, JNIEnv *env)
@@ -971,8 +1045,8 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     st.class_class = ccls->index;
     thr = hd_threads(j, env, &st, &nthr);
     st.ncls = cls_count();
-    st.dumped = calloc(st.ncls, 1);
-    if (!st.dumped || !thr)
+    st.cstat = calloc(st.ncls, sizeof *st.cstat);
+    if (!st.cstat || !thr)
         goto oom;
 
     /* binary: readers see one heap dump per file (jhat stops at the first
@@ -1027,13 +1101,34 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         hp_info(" (heap dump %u: %s)", nth, fpath);
     }
 
-    /* the objects' temporary file */
-    tfd = hd_tmpfile(".TMP");
-    if (tfd < 0 || !(st.tw = hd_tmp_writer(tfd, st.idsz)))
-        goto end_output;
-    walked = 1;
-    hw_heap_begin(st.tw);
+    /* A binary file output gets the CLASS DUMPs first, as readers need them
+     * before any instance, with null statics; the walk's objects follow them
+     * directly, and the CLASS DUMPs are overwritten with the values the
+     * walk found (the same length). A socket cannot be overwritten: the
+     * objects go to a temporary file, copied in after the CLASS DUMPs. So
+     * do they in text, where the binary dump is a temporary file itself:
+     * the objects' file is the one a full disk or a size limit stops, and
+     * the text of what came before them still ends with HEAP DUMP END. */
+    uint8_t *cd = NULL;
+    uint32_t cdlen = 0;
+    uint64_t cdat = 0;
+    int te = 0;
     hw_heap_begin(st.mw);
+    if (!text && hw_writer_can_patch(st.mw)) {
+        if (!(cd = hd_class_bytes(&st, &cdlen)))
+            goto oom_output;
+        hw_heap_segment_raw(st.mw, cd, cdlen);
+        cdat = hw_writer_offset(st.mw) - cdlen;
+        free(cd);
+        cd = NULL;
+        st.tw = st.mw;
+    } else {
+        tfd = hd_tmpfile(".TMP");
+        if (tfd < 0 || !(st.tw = hd_tmp_writer(tfd, st.idsz)))
+            goto end_output;
+        hw_heap_begin(st.tw);
+    }
+    walked = 1;
     for (uint32_t i = 0; i < nthr; i++)
         hw_root(st.mw, HPROF_GC_ROOT_THREAD_OBJ, hd_id(&st, thr[i].tag), thr[i].serial,
                 thr[i].trace->serial, 0);
@@ -1054,19 +1149,27 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     for (size_t it = 0; zero && hu_map_next(&st.mirror_set, &it, &mt, &one);)
         hw_instance_dump(st.tw, hd_id(&st, (jlong)mt), HP_TRACE_SERIAL0, cls_object_id(cl), zero, nb);
     free(zero);
-    /* classes the walk did not visit (no statics reported) */
-    for (uint32_t i = 1; i < st.ncls; i++)
-        if (cls_at(i)->serial)
-            hd_class_dump(&st, cls_at(i), NULL);
-    hw_heap_end(st.tw);
-    char msg[256] = "";
-    int te = hw_writer_close(st.tw, msg, sizeof msg);
-    st.tw = NULL;
-    if (te)
-        hp_error("heap dump: writing its temporary file next to %s failed: %s; the dump is incomplete",
-                 g_hp.outname, msg);
-    else if ((te = hd_copy_segments(&st, tfd)) != 0)
-        hp_error("heap dump: copying the temporary file failed: %s", strerror(te));
+    if (st.tw == st.mw) {
+        uint32_t n1 = 0;
+        cd = hd_class_bytes(&st, &n1);
+        if (cd && n1 != cdlen && !st.err)
+            st.err = EPROTO; /* cannot be: the same classes, the same fields */
+        if (cd && !st.err)
+            hw_writer_patch(st.mw, cdat, cd, cdlen);
+        free(cd);
+        st.tw = NULL;
+    } else {
+        hd_class_dumps(&st, st.mw);
+        hw_heap_end(st.tw);
+        char msg[256] = "";
+        te = hw_writer_close(st.tw, msg, sizeof msg);
+        st.tw = NULL;
+        if (te)
+            hp_error("heap dump: writing its temporary file next to %s failed: %s; the dump is "
+                     "incomplete", g_hp.outname, msg);
+        else if ((te = hd_copy_segments(&st, tfd)) != 0)
+            hp_error("heap dump: copying the temporary file failed: %s", strerror(te));
+    }
     hw_heap_end(st.mw);
     if (st.err == EFBIG)
         hp_error("heap dump: more than 2^31 objects do not fit 4-byte ids (use idsize=8)");
@@ -1075,6 +1178,10 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     else if (st.err)
         hp_error("heap dump: out of memory; the dump is incomplete");
     rc = (e == JVMTI_ERROR_NONE && !st.err && !te) ? 0 : -1;
+    goto end_output;
+oom_output:
+    hp_error("heap dump: out of memory");
+    hw_heap_end(st.mw); /* an empty dump */
 end_output:
     if (st.o) {
         out_dump_end(st.o);
@@ -1114,7 +1221,9 @@ done:
     if (tfd >= 0)
         close(tfd);
     free(thr);
-    free(st.dumped);
+    for (uint32_t i = 0; st.cstat && i < st.ncls; i++)
+        free(st.cstat[i]);
+    free(st.cstat);
     free(st.buf);
     free(st.statics);
     free(st.cdbuf);

@@ -7,10 +7,13 @@
  * its stack (one TRACE per thread); then ONE FollowReferences walk, which
  * runs in a single VM operation, so the dump is a consistent snapshot. Its
  * callbacks (on the VM thread: no JNI, no JVMTI, no agent lock) write the
- * roots and the CLASS DUMPs into the output, and the objects into a
- * temporary file next to it (unlinked at once), because the walk meets
- * objects before their classes while single-pass readers need every CLASS
- * DUMP first. The objects' segments are then copied in after the classes.
+ * roots and the objects straight into the output. Single-pass readers need
+ * every CLASS DUMP before the instances, but a class's static values are
+ * known only once the walk meets its mirror: so the CLASS DUMPs are written
+ * first with null statics (their length is known: the fields are) and
+ * overwritten in place after the walk (hw_writer_patch). A socket cannot be
+ * overwritten: with net= (and in text) the objects go into a temporary file
+ * (unlinked at once) whose segments are copied in after the CLASS DUMPs.
  *
  * format=a: the same binary dump goes into a second temporary file instead
  * of the output (the walk's callbacks can take no lock, so they cannot

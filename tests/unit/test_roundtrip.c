@@ -12,6 +12,7 @@
 #include "testutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1763,6 +1764,38 @@ static void file_gzip_pipe(unsigned idsz)
     check_stats(&sg, idsz, 1, len);
     log_free(&lg);
     hr_source_close(src);
+
+    /* seekable fds, plain and gzip, positioned where the file starts: read
+     * as streams, rewound to that position (not to 0), the fd left open */
+    const char *fpaths[2] = {path, gzpath};
+    for (int k = 0; k < 2; k++) {
+        size_t flen = 0;
+        uint8_t *fb = read_file(fpaths[k], &flen);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(fb);
+        char tpath[160];
+        snprintf(tpath, sizeof tpath, "%s/prefixed", g_tmpdir);
+        int tfd = open(tpath, O_RDWR | O_CREAT | O_TRUNC, 0600);
+        CU_ASSERT_FATAL(tfd >= 0);
+        CHECK_EQ(write(tfd, "junk", 4), 4);
+        CHECK_EQ(write(tfd, fb, flen), flen);
+        CHECK_EQ(lseek(tfd, 4, SEEK_SET), 4);
+        free(fb);
+        src = hr_source_fd(tfd, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+        CHECK_EQ(hr_source_is_gzip(src), k);
+        for (int pass = 0; pass < 2; pass++) {
+            evlog ld;
+            CHECK_EQ(parse_src(src, &ld, NULL), HR_OK);
+            CU_ASSERT(log_same(&lm, &ld));
+            log_free(&ld);
+            if (pass == 0)
+                CHECK_EQ(hr_source_rewind(src), 0);
+        }
+        hr_source_close(src);
+        CU_ASSERT(fcntl(tfd, F_GETFD) != -1); /* not closed by the source */
+        close(tfd);
+        unlink(tpath);
+    }
 
     /* a pipe: a child writes, the reader streams */
     int fds[2];

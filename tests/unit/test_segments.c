@@ -15,14 +15,20 @@
  *    order, no zero-length 0x1C, segments are filled (no early cut);
  *  - a plain record inside a dump closes the segment, without ever writing an
  *    empty one;
- *  - lengths that do not fit a u4 are refused with EFBIG before any byte.
+ *  - lengths that do not fit a u4 are refused with EFBIG before any byte;
+ *  - hw_writer_patch: a raw segment overwritten after later records gives
+ *    the same bytes as writing the final body in the first place (memory,
+ *    a file with the I/O thread, an fd that did not start at offset 0), and
+ *    pipes, appending fds and unwritten ranges are refused.
  */
 #include "testutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CHECK_EQ(a, b)                                                              \
     do {                                                                            \
@@ -747,6 +753,151 @@ static void test_efbig(void)
     }
 }
 
+/* ------------------------------------------------- hw_writer_patch */
+
+/* Two ROOT UNKNOWN sub-records (id size 4) as a raw segment body. */
+static void patch_body(uint8_t b[10], uint8_t x, uint8_t y)
+{
+    static const uint8_t tmpl[10] = {HPROF_GC_ROOT_UNKNOWN, 0, 0, 0, 0, HPROF_GC_ROOT_UNKNOWN, 0, 0, 0, 0};
+    memcpy(b, tmpl, 10);
+    b[4] = x;
+    b[9] = y;
+}
+
+/* A dump with the raw segment `body` between two roots and a record after
+ * the dump; *at receives where the body starts. */
+static void patch_dump(hw_writer *w, const uint8_t body[10], uint64_t *at)
+{
+    CHECK_EQ(hw_heap_begin(w), 0);
+    CHECK_EQ(hw_root(w, HPROF_GC_ROOT_UNKNOWN, 0x11, 0, 0, 0), 0);
+    CHECK_EQ(hw_heap_segment_raw(w, body, 10), 0);
+    *at = hw_writer_offset(w) - 10;
+    CHECK_EQ(hw_root(w, HPROF_GC_ROOT_UNKNOWN, 0x12, 0, 0, 0), 0);
+    CHECK_EQ(hw_heap_end(w), 0);
+    CHECK_EQ(hw_utf8z(w, 9, "after"), 0);
+}
+
+/* The bytes of a dump written with the final body from the start. */
+static uint8_t *patch_expected(size_t *len)
+{
+    hw_sink *sink;
+    hw_writer *w = seg_writer(4, 64, &sink);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    uint8_t fin[10];
+    uint64_t at;
+    patch_body(fin, 0x71, 0x72);
+    patch_dump(w, fin, &at);
+    CHECK_EQ(hw_writer_close(w, NULL, 0), 0);
+    uint8_t *d = tu_sink_copy(sink, len);
+    hw_sink_free(sink);
+    return d;
+}
+
+static void test_patch_memory(void)
+{
+    size_t elen;
+    uint8_t *exp = patch_expected(&elen);
+    hw_sink *sink;
+    hw_writer *w = seg_writer(4, 64, &sink);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT(hw_writer_can_patch(w));
+    uint8_t first[10], fin[10];
+    uint64_t at;
+    patch_body(first, 0x01, 0x02);
+    patch_body(fin, 0x71, 0x72);
+    patch_dump(w, first, &at);
+    CHECK_EQ(hw_writer_patch(w, at, fin, 10), 0);
+    CHECK_EQ(hw_writer_close(w, NULL, 0), 0);
+    size_t len;
+    const uint8_t *d = hw_sink_memory_data(sink, &len);
+    CHECK_EQ(len, elen);
+    CU_ASSERT(len == elen && memcmp(d, exp, len) == 0);
+    reader_agrees(d, len, 4);
+    hw_sink_free(sink);
+    free(exp);
+}
+
+/* A file written by the I/O thread, through an fd that starts 7 bytes in:
+ * offsets count from the writer's first byte. */
+static void test_patch_file(void)
+{
+    size_t elen;
+    uint8_t *exp = patch_expected(&elen);
+    char path[] = "/tmp/hprof-test-patch.XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    unlink(path);
+    CHECK_EQ(write(fd, "PREFIX\n", 7), 7);
+    hw_options o;
+    hw_options_init(&o);
+    o.id_size = 4;
+    o.clock = HW_CLOCK_FIXED;
+    o.segment_size = 64;
+    o.io_thread = 1;
+    hw_sink *sink = hw_sink_fd(fd, 0);
+    hw_writer *w = sink ? hw_writer_open(sink, &o, NULL) : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT(hw_writer_can_patch(w));
+    uint8_t first[10], fin[10];
+    uint64_t at;
+    patch_body(first, 0x01, 0x02);
+    patch_body(fin, 0x71, 0x72);
+    patch_dump(w, first, &at);
+    CHECK_EQ(hw_writer_patch(w, at, fin, 10), 0);
+    CHECK_EQ(hw_utf8z(w, 10, "later"), 0); /* writing goes on at the end */
+    CHECK_EQ(hw_writer_close(w, NULL, 0), 0);
+    off_t size = lseek(fd, 0, SEEK_END);
+    uint8_t *d = malloc((size_t)size);
+    CU_ASSERT_FATAL(d != NULL);
+    CHECK_EQ(pread(fd, d, (size_t)size, 0), size);
+    close(fd);
+    CU_ASSERT(memcmp(d, "PREFIX\n", 7) == 0);
+    /* the expected bytes, then the later UTF8 record (4 + 4 + 5 bytes) */
+    CHECK_EQ((size_t)size, 7 + elen + 9 + 4 + 5);
+    CU_ASSERT((size_t)size >= 7 + elen && memcmp(d + 7, exp, elen) == 0);
+    free(d);
+    free(exp);
+}
+
+static void test_patch_refused(void)
+{
+    uint8_t b[10];
+    patch_body(b, 1, 2);
+    /* a pipe cannot be overwritten: refused, and latched */
+    int p[2];
+    CU_ASSERT_FATAL(pipe(p) == 0);
+    fcntl(p[0], F_SETFL, O_NONBLOCK);
+    hw_options o;
+    hw_options_init(&o);
+    o.id_size = 4;
+    hw_writer *w = hw_writer_open(hw_sink_fd(p[1], 1), &o, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT(!hw_writer_can_patch(w));
+    CHECK_EQ(hw_writer_patch(w, 0, b, 4), EINVAL);
+    CHECK_EQ(hw_writer_error(w), EINVAL);
+    hw_writer_close(w, NULL, 0);
+    close(p[0]);
+    /* a file opened for appending: pwrite would append */
+    char path[] = "/tmp/hprof-test-patch.XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    unlink(path);
+    fcntl(fd, F_SETFL, O_APPEND);
+    w = hw_writer_open(hw_sink_fd(fd, 1), &o, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT(!hw_writer_can_patch(w));
+    hw_writer_close(w, NULL, 0);
+    /* a range not written yet */
+    hw_sink *sink;
+    w = seg_writer(4, 64, &sink);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    uint64_t end = hw_writer_offset(w);
+    CHECK_EQ(hw_writer_patch(w, end - 4, b, 5), EINVAL);
+    CU_ASSERT(strstr(hw_writer_error_text(w), "not written") != NULL);
+    hw_writer_close(w, NULL, 0);
+    hw_sink_free(sink);
+}
+
 static int add_suites(void)
 {
     CU_pSuite s = CU_add_suite("segments", NULL, NULL);
@@ -760,7 +911,10 @@ static int add_suites(void)
         !CU_add_test(s, "default segment size", test_many_default_size) ||
         !CU_add_test(s, "a plain record closes the segment", test_plain_record_closes_segment) ||
         !CU_add_test(s, "flush inside a dump", test_flush_inside_dump) ||
-        !CU_add_test(s, "lengths over u4 refused with EFBIG", test_efbig))
+        !CU_add_test(s, "lengths over u4 refused with EFBIG", test_efbig) ||
+        !CU_add_test(s, "patch: memory sink", test_patch_memory) ||
+        !CU_add_test(s, "patch: file, I/O thread, fd not at 0", test_patch_file) ||
+        !CU_add_test(s, "patch: pipes, O_APPEND, unwritten ranges refused", test_patch_refused))
         return -1;
     return 0;
 }

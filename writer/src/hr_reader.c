@@ -36,6 +36,7 @@ struct hr_source {
     int owns_fd;
     gzFile gz;
     char *path;      /* for rewind (files) */
+    off_t fd_start;  /* for rewind (an fd that can seek); -1 otherwise */
     uint8_t *win;    /* window; win[0] is at file offset win_off */
     size_t win_cap, win_len;
     uint64_t win_off;
@@ -52,6 +53,7 @@ static hr_source *hr_src_new(enum hr_kind k)
     if (s) {
         s->kind = k;
         s->fd = -1;
+        s->fd_start = -1;
     }
     return s;
 }
@@ -103,6 +105,7 @@ hr_source *hr_source_fd(int fd, int *err)
             *err = ENOMEM;
         return NULL;
     }
+    s->fd_start = lseek(fd, 0, SEEK_CUR);
     int e = hr_src_open_stream(s, fd);
     if (e) {
         free(s);
@@ -183,10 +186,22 @@ int hr_source_rewind(hr_source *s)
     if (s->kind == HR_MEM) {
         return 0;
     }
-    if (!s->path)
-        return -1;
+    if (s->path) {
+        hr_src_release(s);
+        return hr_src_open_path(s) == 0 ? 0 : -1;
+    }
+    if (s->fd_start < 0)
+        return -1; /* a pipe: what was read is gone */
+    int fd = s->fd, owns = s->owns_fd;
+    s->owns_fd = 0; /* the fd stays open; only the window and zlib go */
     hr_src_release(s);
-    return hr_src_open_path(s) == 0 ? 0 : -1;
+    s->owns_fd = owns;
+    s->kind = HR_FD;
+    if (lseek(fd, s->fd_start, SEEK_SET) < 0 || hr_src_open_stream(s, fd) != 0) {
+        s->fd = owns ? fd : -1; /* still closed with the source */
+        return -1;
+    }
+    return 0;
 }
 
 int hr_source_is_gzip(const hr_source *s)

@@ -30,6 +30,7 @@ struct hw_sink {
     int fd;
     int owns;
     enum hw_fd_kind fd_kind;
+    off_t fd_base; /* a regular file's position at creation; -1: no patching */
     /* memory */
     uint8_t *mem;
     size_t mem_len, mem_cap;
@@ -59,11 +60,14 @@ hw_sink *hw_sink_fd(int fd, int owns)
     s->fd = fd;
     s->owns = owns;
     s->fd_kind = HW_FD_PLAIN;
+    s->fd_base = -1;
     if (fstat(fd, &st) == 0) {
         if (S_ISSOCK(st.st_mode))
             s->fd_kind = HW_FD_SOCKET;
         else if (S_ISFIFO(st.st_mode))
             s->fd_kind = HW_FD_PIPE;
+        else if (S_ISREG(st.st_mode) && !(fcntl(fd, F_GETFL) & O_APPEND))
+            s->fd_base = lseek(fd, 0, SEEK_CUR); /* pwrite ignores offsets with O_APPEND */
     }
     snprintf(s->desc, sizeof s->desc, "fd %d", fd);
     return s;
@@ -224,6 +228,38 @@ int hw_sink_write(hw_sink *s, const void *data, size_t len)
     case HW_SINK_CUSTOM: return s->wr(s->ctx, data, len);
     }
     return EINVAL;
+}
+
+int hw_sink_can_patch(const hw_sink *s)
+{
+    return !s->closed && ((s->kind == HW_SINK_FD && s->fd_base >= 0) || s->kind == HW_SINK_MEMORY);
+}
+
+int hw_sink_patch(hw_sink *s, uint64_t off, const void *data, size_t len)
+{
+    if (!hw_sink_can_patch(s))
+        return ESPIPE;
+    if (s->kind == HW_SINK_MEMORY) {
+        if (off > s->mem_len || len > s->mem_len - off)
+            return EINVAL;
+        memcpy(s->mem + off, data, len);
+        return 0;
+    }
+    const uint8_t *p = data;
+    while (len > 0) {
+        ssize_t k = pwrite(s->fd, p, len, s->fd_base + (off_t)off);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        if (k == 0)
+            return EIO;
+        p += k;
+        off += (uint64_t)k;
+        len -= (size_t)k;
+    }
+    return 0;
 }
 
 int hw_sink_close(hw_sink *s)

@@ -12,6 +12,13 @@ int hw_sink_write(hw_sink *s, const void *data, size_t len);
 /* Closes the sink's resource (fd) and returns 0 or an errno value. A memory
  * sink keeps its data. Idempotent. */
 int hw_sink_close(hw_sink *s);
+/* True when bytes already delivered can be overwritten: a regular file not
+ * opened for appending, or memory. */
+int hw_sink_can_patch(const hw_sink *s);
+/* Overwrites `len` delivered bytes at `off` (counted from the sink's first
+ * byte): 0, ESPIPE (not patchable), EINVAL (beyond what memory holds) or the
+ * pwrite errno. */
+int hw_sink_patch(hw_sink *s, uint64_t off, const void *data, size_t len);
 /* True for the memory sink, which outlives its writer. */
 int hw_sink_is_memory(const hw_sink *s);
 /* A short description for messages ("file /tmp/x.hprof", "fd 5"). */

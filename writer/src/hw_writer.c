@@ -1398,6 +1398,30 @@ uint64_t hw_writer_offset(const hw_writer *w)
     return w->flushed + w->len;
 }
 
+int hw_writer_can_patch(const hw_writer *w)
+{
+    return !w->err && hw_sink_can_patch(w->sink);
+}
+
+int hw_writer_patch(hw_writer *w, uint64_t offset, const void *data, size_t len)
+{
+    if (w->err)
+        return w->err;
+    if (!hw_sink_can_patch(w->sink))
+        return hw_fail(w, EINVAL, "hw_writer_patch: the sink cannot be overwritten (a pipe or socket)");
+    if (offset > hw_writer_offset(w) || len > hw_writer_offset(w) - offset)
+        return hw_fail(w, EINVAL, "hw_writer_patch: the range was not written yet");
+    if (hw_writer_flush(w))
+        return w->err;
+    int e = hw_sink_patch(w->sink, offset, data, len);
+    if (e) {
+        w->err_io = 1;
+        return hw_fail(w, e, "overwriting %zu bytes at offset %llu of %s failed: %s", len,
+                       (unsigned long long)offset, hw_sink_describe(w->sink), strerror(e));
+    }
+    return 0;
+}
+
 unsigned hw_writer_id_size(const hw_writer *w)
 {
     return w->idsz;

@@ -114,7 +114,8 @@ typedef struct hr_source hr_source;
 HPROF_API hr_source *hr_source_file(const char *path, int *err);
 HPROF_API hr_source *hr_source_fd(int fd, int *err);  /* fd not closed */
 HPROF_API hr_source *hr_source_memory(const void *data, size_t len); /* not copied */
-/* Re-read from the start (files and memory only; -1 for fd/stdin). */
+/* Re-read from the start: files, memory, and an fd that can seek (from where
+ * it was when the source was made); -1 for pipes and sockets. */
 HPROF_API int hr_source_rewind(hr_source *s);
 HPROF_API int hr_source_is_gzip(const hr_source *s);
 HPROF_API void hr_source_close(hr_source *s);

@@ -113,6 +113,16 @@ HPROF_API unsigned hw_writer_id_size(const hw_writer *w);
 /* Pushes buffered bytes to the sink (refused with EINVAL inside a single-mode
  * heap dump, whose length is not known yet). */
 HPROF_API int hw_writer_flush(hw_writer *w);
+/* True when written bytes can be overwritten with hw_writer_patch: the sink
+ * is a regular file (not opened for appending) or memory. */
+HPROF_API int hw_writer_can_patch(const hw_writer *w);
+/* Overwrites `len` bytes already written at `offset` (as hw_writer_offset
+ * counts), after a flush (which closes an open heap segment): for records
+ * whose contents are known only after later ones (the agent's CLASS DUMPs,
+ * whose static values the heap walk finds). The caller keeps every length
+ * field true. A sink that cannot be overwritten, or a range not written yet,
+ * is refused with EINVAL; a write failure is latched like any other. */
+HPROF_API int hw_writer_patch(hw_writer *w, uint64_t offset, const void *data, size_t len);
 /* Ends an open heap dump (hw_heap_end), flushes, closes the sink, frees the
  * writer. Returns 0 or the first error; if `msg` is given, the error sentence
  * is copied there (NUL-terminated, truncated to `msglen`). */
@@ -191,7 +201,8 @@ HPROF_API int hw_heap_end(hw_writer *w);
  * spilled to a temporary file and copied in (the agent writes class dumps
  * before the objects that a single heap walk finds first). Closes the open
  * segment first. Segmented mode only (EINVAL otherwise); len 0 writes
- * nothing. The caller vouches for the body: it is not parsed. */
+ * nothing. The caller vouches for the body: it is not parsed. Afterwards the
+ * body starts at hw_writer_offset() - len (for hw_writer_patch). */
 HPROF_API int hw_heap_segment_raw(hw_writer *w, const void *body, uint32_t len);
 /* Number of HEAP DUMP SEGMENT records written so far (all dumps). */
 HPROF_API uint64_t hw_heap_segments(const hw_writer *w);

@@ -1,0 +1,129 @@
+/*
+ * walk_floor.c: libwalk_floor.so, a bench-only JVMTI agent that measures
+ * what the JVM's heap walks cost by themselves: the floor under any heap
+ * dump made through JVMTI, ours included (bench/walk_floor.sh).
+ *
+ * On DataDumpRequest (jcmd PID JVMTI.data_dump) it runs, with callbacks that
+ * do nothing but count and hand out tags:
+ *   1. FollowReferences, reference callback only, tagging each object it
+ *      meets (what naming every object costs: a dump must);
+ *   2. the same walk again, every object already tagged;
+ *   3. FollowReferences with the primitive field and array callbacks too
+ *      (what a complete dump asks of the JVM), after an untagging pass;
+ *   4. IterateThroughHeap tagging every object (no references: not enough
+ *      for a dump, shown for scale);
+ * and prints one "WALK name seconds count" line per step on stderr, then
+ * "WALK done". Each step untags what it tagged before the next.
+ * Not part of the product: no options, no error paths beyond a message.
+ */
+#include <jvmti.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static jvmtiEnv *wf_jvmti;
+static jlong wf_seq;
+static long wf_refs, wf_prims;
+
+static double wf_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static jint JNICALL wf_ref(jvmtiHeapReferenceKind k, const jvmtiHeapReferenceInfo *i, jlong ct,
+                           jlong rct, jlong sz, jlong *tp, jlong *rtp, jint len, void *ud)
+{
+    (void)k, (void)i, (void)ct, (void)rct, (void)sz, (void)rtp, (void)len, (void)ud;
+    wf_refs++;
+    if (*tp == 0)
+        *tp = ++wf_seq;
+    return JVMTI_VISIT_OBJECTS;
+}
+
+static jint JNICALL wf_prim(jvmtiHeapReferenceKind k, const jvmtiHeapReferenceInfo *i, jlong ct,
+                            jlong *tp, jvalue v, jvmtiPrimitiveType t, void *ud)
+{
+    (void)k, (void)i, (void)ct, (void)tp, (void)v, (void)t, (void)ud;
+    wf_prims++;
+    return 0;
+}
+
+static jint JNICALL wf_array(jlong ct, jlong sz, jlong *tp, jint n, jvmtiPrimitiveType t,
+                             const void *e, void *ud)
+{
+    (void)ct, (void)sz, (void)n, (void)t, (void)e, (void)ud;
+    wf_prims++;
+    if (*tp == 0)
+        *tp = ++wf_seq;
+    return 0;
+}
+
+static jint JNICALL wf_iter(jlong ct, jlong sz, jlong *tp, jint len, void *ud)
+{
+    (void)ct, (void)sz, (void)len;
+    wf_refs++;
+    *tp = ud ? 0 : ++wf_seq; /* ud: the untagging pass */
+    return JVMTI_VISIT_OBJECTS;
+}
+
+static void wf_step(const char *name, int follow, int prims, int untag)
+{
+    jvmtiHeapCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    wf_refs = wf_prims = 0;
+    double t0 = wf_now();
+    jvmtiError e;
+    if (follow) {
+        cb.heap_reference_callback = wf_ref;
+        if (prims) {
+            cb.primitive_field_callback = wf_prim;
+            cb.array_primitive_value_callback = wf_array;
+        }
+        e = (*wf_jvmti)->FollowReferences(wf_jvmti, 0, NULL, NULL, &cb, NULL);
+    } else {
+        cb.heap_iteration_callback = wf_iter;
+        e = (*wf_jvmti)->IterateThroughHeap(wf_jvmti, 0, NULL, &cb, untag ? &cb : NULL);
+    }
+    double t1 = wf_now();
+    if (untag)
+        wf_seq = 0;
+    else
+        fprintf(stderr, "WALK %s %.3f %ld %ld %lld%s\n", name, t1 - t0, wf_refs, wf_prims,
+                (long long)wf_seq, e == JVMTI_ERROR_NONE ? "" : " (error)");
+}
+
+static void JNICALL wf_dump(jvmtiEnv *j)
+{
+    (void)j;
+    wf_step("follow-tagging", 1, 0, 0);
+    wf_step("follow-tagged", 1, 0, 0);
+    wf_step("untag", 0, 0, 1);
+    wf_step("follow-prims-tagging", 1, 1, 0);
+    wf_step("untag", 0, 0, 1);
+    wf_step("iterate-tagging", 0, 0, 0);
+    wf_step("untag", 0, 0, 1);
+    fprintf(stderr, "WALK done\n");
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *opts, void *reserved)
+{
+    (void)opts, (void)reserved;
+    if ((*vm)->GetEnv(vm, (void **)&wf_jvmti, JVMTI_VERSION_1_2) != JNI_OK)
+        return JNI_ERR;
+    jvmtiCapabilities c;
+    memset(&c, 0, sizeof c);
+    c.can_tag_objects = 1;
+    jvmtiEventCallbacks ec;
+    memset(&ec, 0, sizeof ec);
+    ec.DataDumpRequest = wf_dump;
+    if ((*wf_jvmti)->AddCapabilities(wf_jvmti, &c) != JVMTI_ERROR_NONE ||
+        (*wf_jvmti)->SetEventCallbacks(wf_jvmti, &ec, sizeof ec) != JVMTI_ERROR_NONE ||
+        (*wf_jvmti)->SetEventNotificationMode(wf_jvmti, JVMTI_ENABLE, JVMTI_EVENT_DATA_DUMP_REQUEST,
+                                              NULL) != JVMTI_ERROR_NONE) {
+        fprintf(stderr, "walk_floor: cannot set up JVMTI\n");
+        return JNI_ERR;
+    }
+    return JNI_OK;
+}

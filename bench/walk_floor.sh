@@ -35,7 +35,7 @@ for jdk in $JDKS; do
     for _ in $(seq "$REPS"); do
         rm -f "$DIR/fifo" "$DIR/hs.hprof"
         mkfifo "$DIR/fifo"
-        "$jdk/bin/java" -Xms2g -Xmx2g "-agentpath:$FLOOR" -cp "$DIR" HeapBench "$NODES" "$ARRAYS" \
+        "$jdk/bin/java" -Xms3g -Xmx3g "-agentpath:$FLOOR" -cp "$DIR" HeapBench "$NODES" "$ARRAYS" \
             <"$DIR/fifo" >"$DIR/out.txt" 2>"$DIR/err.txt" &
         pid=$!
         exec 7>"$DIR/fifo"

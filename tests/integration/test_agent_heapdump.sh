@@ -31,7 +31,9 @@
 #    heap=all the Items carry their allocation trace; the SITES sections
 #    around them keep their layout; a file size limit (ulimit -f) that the
 #    dump's temporary file hits: an HPROF ERROR saying the dump is
-#    incomplete, exit 0, and the section still ends with HEAP DUMP END.
+#    incomplete, exit 0, and the section still ends with HEAP DUMP END;
+#    in binary, a size limit the dump itself hits: an HPROF ERROR, exit 0,
+#    and a file the reader explains as one truncated record.
 #
 # usage: bash test_agent_heapdump.sh HPROF_TOOL PROJECT_DIR WORKDIR AGENT_SO   (run by ctest)
 set -euo pipefail
@@ -188,6 +190,24 @@ for JDK in $FOUND_JDKS; do
     expect_eq "lim$V.txt: HEAP DUMP BEGIN lines" 1 "$(grep -c '^HEAP DUMP BEGIN (' lim$V.txt || true)"
     expect_eq "lim$V.txt: last line" "HEAP DUMP END" "$(tail -1 lim$V.txt)"
     echo "   ok: $(grep -o 'HPROF ERROR.*' lim$V.err | head -1 | cut -c1-100)..."
+
+    step "format=b, a file size limit the dump itself hits: HPROF ERROR, exit 0, a clean prefix"
+    # the objects stream into the output after CLASS DUMPs that are
+    # overwritten at the end: cut in the middle, the file is still a prefix
+    # the reader explains (one truncated record; references past the cut
+    # dangle), never a CLASS DUMP half overwritten
+    (ulimit -f 300 && jrun blim$V 0 allow "-agentpath:$AGENT=heap=dump,format=b,file=$WORK/blim$V.hprof" -cp classes HeapDemo $N $M 1 </dev/null)
+    grep -q "HPROF ERROR: writing .*blim$V.hprof failed: .*File too large" blim$V.err ||
+        fail "blim$V: expected an HPROF ERROR about the output, stderr: $(head -3 blim$V.err)"
+    rc=0
+    "$HPROF" verify --max 3 blim$V.hprof >blim$V.verify 2>&1 || rc=$?
+    expect_eq "blim$V.hprof: verify exit status" 1 "$rc"
+    expect_eq "blim$V.hprof: the only error" "truncated 1" \
+        "$(awk '$3 == "error(s)" && $1 !~ /:$/ { print $1, $2 }' blim$V.verify | tr '\n' ' ' | sed 's/ $//')"
+    "$HPROF" info blim$V.hprof >blim$V.info 2>&1 || true
+    grep -qE '^CLASS DUMP +[1-9]' blim$V.info || fail "blim$V.hprof: no CLASS DUMP before the cut: $(head -20 blim$V.info)"
+    grep -qE '^INSTANCE DUMP +[1-9]' blim$V.info || fail "blim$V.hprof: no INSTANCE DUMP before the cut"
+    echo "   ok: $(grep -o 'HPROF ERROR.*' blim$V.err | head -1 | cut -c1-90)...; verify: truncated only"
 done
 
 if [ "$FAILURES" -gt 0 ]; then

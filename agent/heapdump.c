@@ -281,6 +281,9 @@ typedef struct hd_state {
      * trace the file lacks. UINT32_MAX: traces are written after the walk */
     uint32_t site_limit;
     struct hd_cstat **cstat; /* per class index: what the walk found, or NULL */
+    uint8_t *incl;        /* per class index: has a CLASS DUMP (a LOAD CLASS when
+                             the dump began), fixed so that the CLASS DUMPs written
+                             before the walk and after it are the same set */
     hu_map threads;       /* thread object tag -> thread serial */
     hu_map arrlen;        /* object array tag -> length, until visited */
     uint64_t jni_globals;
@@ -428,7 +431,7 @@ static void hd_class_dump(hd_state *st, hw_writer *w, hp_class *c, const hd_csta
 static void hd_class_dumps(hd_state *st, hw_writer *w)
 {
     for (uint32_t i = 1; i < st->ncls; i++)
-        if (cls_at(i)->serial)
+        if (st->incl[i])
             hd_class_dump(st, w, cls_at(i), st->cstat[i]);
 }
 
@@ -1046,8 +1049,11 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     thr = hd_threads(j, env, &st, &nthr);
     st.ncls = cls_count();
     st.cstat = calloc(st.ncls, sizeof *st.cstat);
-    if (!st.cstat || !thr)
+    st.incl = calloc(st.ncls, 1);
+    if (!st.cstat || !st.incl || !thr)
         goto oom;
+    for (uint32_t i = 1; i < st.ncls; i++)
+        st.incl[i] = cls_at(i)->serial != 0;
 
     /* binary: readers see one heap dump per file (jhat stops at the first
      * END, VisualVM opens dump #0): the first goes into the output, each
@@ -1224,6 +1230,7 @@ done:
     for (uint32_t i = 0; st.cstat && i < st.ncls; i++)
         free(st.cstat[i]);
     free(st.cstat);
+    free(st.incl);
     free(st.buf);
     free(st.statics);
     free(st.cdbuf);

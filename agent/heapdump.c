@@ -290,6 +290,7 @@ typedef struct hd_state {
     int err;              /* latched: EFBIG (ids), ENOMEM, EPROTO (walk order) */
     /* the object being visited */
     jlong cur;
+    jlong cut;            /* an object a root interrupted (see hd_root) */
     int kind;
     hp_class *cls;
     hd_layout *L;
@@ -492,6 +493,10 @@ static int hd_start(hd_state *st, jlong tag, jlong class_tag)
     if (tag == st->cur && st->kind != HD_NONE)
         return 0;
     hd_finish(st);
+    if (tag == st->cut && tag != 0) {
+        st->err = EPROTO;
+        return -1;
+    }
     st->cur = tag;
     if (HP_TAG_IS_CLASS((uint64_t)tag)) {
         hp_class *c = hd_class_of_tag(st, tag);
@@ -552,10 +557,12 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
 {
     uint32_t tser = HP_THREAD_SERIAL0;
     /* HotSpot reports every root before it visits any object; were one to
-     * come inside an object array, the rest of the array is refused
-     * (EPROTO), never written around it */
-    if (st->tw == st->mw)
+     * come inside an object, the object is ended there and the rest of it
+     * is refused (EPROTO), never written twice or around the root */
+    if (st->tw == st->mw && st->kind != HD_NONE) {
+        st->cut = st->cur; /* should it come back, it is refused */
         hd_finish(st);
+    }
     if (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL || kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL) {
         jlong ttag = kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL ? info->stack_local.thread_tag
                                                               : info->jni_local.thread_tag;
@@ -862,7 +869,7 @@ static void hd_prelude(hd_state *st, const hd_thread *thr, uint32_t nthr, int tr
         hd_trace_once(st->mw, &seen, &frames, trace_at(1));
     for (uint32_t i = 1; i < st->ncls; i++) {
         hp_class *c = cls_at(i);
-        if (!c->serial)
+        if (!st->incl[i])
             continue;
         hd_utf8_once(st->mw, &seen, c->name_vm);
         hw_load_class(st->mw, c->serial, cls_object_id(c), HP_TRACE_SERIAL0, c->name_vm);
@@ -1077,7 +1084,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         /* names, classes and traces before the heap dump (single-pass readers) */
         for (uint32_t i = 1; i < st.ncls; i++) {
             hp_class *c = cls_at(i);
-            if (!c->serial)
+            if (!st.incl[i])
                 continue;
             out_dump_load_class(st.o, c);
             for (uint16_t f = 0; c->layout && f < c->layout->nown; f++)
@@ -1130,8 +1137,10 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         st.tw = st.mw;
     } else {
         tfd = hd_tmpfile(".TMP");
-        if (tfd < 0 || !(st.tw = hd_tmp_writer(tfd, st.idsz)))
+        if (tfd < 0 || !(st.tw = hd_tmp_writer(tfd, st.idsz))) {
+            hw_heap_end(st.mw); /* an empty dump: the output goes on */
             goto end_output;
+        }
         hw_heap_begin(st.tw);
     }
     walked = 1;

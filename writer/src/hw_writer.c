@@ -1409,10 +1409,10 @@ int hw_writer_patch(hw_writer *w, uint64_t offset, const void *data, size_t len)
         return w->err;
     if (!hw_sink_can_patch(w->sink))
         return hw_fail(w, EINVAL, "hw_writer_patch: the sink cannot be overwritten (a pipe or socket)");
-    if (offset > hw_writer_offset(w) || len > hw_writer_offset(w) - offset)
-        return hw_fail(w, EINVAL, "hw_writer_patch: the range was not written yet");
-    if (hw_writer_flush(w))
+    if (hw_writer_flush(w)) /* may drop an empty open segment: check after it */
         return w->err;
+    if (offset > w->flushed || len > w->flushed - offset)
+        return hw_fail(w, EINVAL, "hw_writer_patch: the range was not written yet");
     int e = hw_sink_patch(w->sink, offset, data, len);
     if (e) {
         w->err_io = 1;

@@ -727,9 +727,36 @@ static jint JNICALL hd_array_cb(jlong class_tag, jlong size, jlong *tag_ptr, jin
 
 /* ------------------------------------------------------------ the dump */
 
-/* Copies the temporary file's heap segments into the output, verbatim: a
- * walk of the record headers only (hr_parse would decode every
- * sub-record, and delivers segments by sub-record). */
+/* The next HEAP DUMP SEGMENT's body in the complete HPROF file p[0..n): a
+ * walk of the record headers only (hr_parse would decode every sub-record,
+ * and delivers segments by sub-record). *pos starts at 0 (the file header
+ * is skipped then). Returns 1 with *body and *len set, 0 at the end, or -1
+ * when the file is cut short. */
+static int hd_next_segment(const uint8_t *p, size_t n, size_t *pos, const uint8_t **body,
+                           uint32_t *len)
+{
+    if (*pos == 0) { /* header: "JAVA PROFILE 1.0.2\0", u4 id size, u8 time */
+        const uint8_t *z = memchr(p, 0, n);
+        if (!z || (size_t)(p + n - z) < 13)
+            return -1;
+        *pos = (size_t)(z - p) + 13;
+    }
+    while (n - *pos >= HPROF_RECORD_HEADER_SIZE) {
+        const uint8_t *q = p + *pos;
+        uint32_t rl = (uint32_t)q[5] << 24 | (uint32_t)q[6] << 16 | (uint32_t)q[7] << 8 | q[8];
+        if (n - *pos - HPROF_RECORD_HEADER_SIZE < rl)
+            return -1;
+        *pos += HPROF_RECORD_HEADER_SIZE + (size_t)rl;
+        if (q[0] == HPROF_TAG_HEAP_DUMP_SEGMENT) {
+            *body = q + HPROF_RECORD_HEADER_SIZE;
+            *len = rl;
+            return 1;
+        }
+    }
+    return *pos == n ? 0 : -1;
+}
+
+/* Copies the temporary file's heap segments into the output, verbatim. */
 static int hd_copy_segments(hd_state *st, int fd)
 {
     struct stat sb;
@@ -741,38 +768,23 @@ static int hd_copy_segments(hd_state *st, int fd)
     if (map == MAP_FAILED)
         return errno;
     madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
-    const uint8_t *p = map, *end = p + sb.st_size;
-    size_t dropped = 0;
-    int rc = 0;
-    /* header: "JAVA PROFILE 1.0.2\0", u4 id size, u8 time */
-    const uint8_t *q = memchr(p, 0, (size_t)(end - p));
-    if (!q || end - q < 13) {
-        rc = EPROTO;
-        goto out;
-    }
-    q += 13;
-    while (q + HPROF_RECORD_HEADER_SIZE <= end) {
-        uint8_t tag = q[0];
-        uint32_t len = (uint32_t)q[5] << 24 | (uint32_t)q[6] << 16 | (uint32_t)q[7] << 8 | q[8];
-        q += HPROF_RECORD_HEADER_SIZE;
-        if ((uint64_t)(end - q) < len) {
-            rc = EPROTO;
+    size_t pos = 0, dropped = 0;
+    const uint8_t *body;
+    uint32_t len;
+    int r;
+    while ((r = hd_next_segment(map, (size_t)sb.st_size, &pos, &body, &len)) == 1) {
+        if (hw_heap_segment_raw(st->mw, body, len))
             break;
-        }
-        if (tag == HPROF_TAG_HEAP_DUMP_SEGMENT && hw_heap_segment_raw(st->mw, q, len))
-            break;
-        q += len;
         /* what is copied leaves the process's memory (RSS): the file's pages
          * stay in the page cache for the kernel to keep or drop */
-        size_t done = (size_t)(q - p) & ~(size_t)(HD_PAGE - 1);
+        size_t done = pos & ~(size_t)(HD_PAGE - 1);
         if (done > dropped + HD_DROP_EVERY) {
             madvise((uint8_t *)map + dropped, done - dropped, MADV_DONTNEED);
             dropped = done;
         }
     }
-out:
     munmap(map, (size_t)sb.st_size);
-    return rc;
+    return r < 0 ? EPROTO : 0;
 }
 
 /* Tags every live thread's object, maps tag -> serial, writes its stack as
@@ -986,16 +998,20 @@ static uint8_t *hd_class_bytes(hd_state *st, uint32_t *len)
     hw_heap_end(w);
     if (hw_writer_close(w, NULL, 0) || st->err)
         goto done;
-    size_t n = 0, k = 0;
-    const uint8_t *d = hw_sink_memory_data(ms, &n);
-    const uint8_t *q = memchr(d, 0, n); /* "JAVA PROFILE 1.0.2\0", u4 id size, u8 time */
-    if (!q || (size_t)(d + n - q) < 13 || n > HPROF_U4_MAX || !(out = malloc(n ? n : 1)))
+    size_t n = 0, k = 0, pos = 0;
+    const uint8_t *d = hw_sink_memory_data(ms, &n), *body;
+    uint32_t bl;
+    if (n > HPROF_U4_MAX || !(out = malloc(n ? n : 1)))
         goto done;
-    for (q += 13; q + HPROF_RECORD_HEADER_SIZE <= d + n;) {
-        uint32_t rl = (uint32_t)q[5] << 24 | (uint32_t)q[6] << 16 | (uint32_t)q[7] << 8 | q[8];
-        if (q[0] == HPROF_TAG_HEAP_DUMP_SEGMENT)
-            memcpy(out + k, q + HPROF_RECORD_HEADER_SIZE, rl), k += rl;
-        q += HPROF_RECORD_HEADER_SIZE + rl;
+    int r;
+    while ((r = hd_next_segment(d, n, &pos, &body, &bl)) == 1) {
+        memcpy(out + k, body, bl);
+        k += bl;
+    }
+    if (r < 0) {
+        free(out);
+        out = NULL;
+        goto done;
     }
     *len = (uint32_t)k;
 done:

@@ -266,13 +266,7 @@ static void lsn_done(jvmtiEnv *j)
 static void JNICALL lsn_main(jvmtiEnv *j, JNIEnv *env, void *arg)
 {
     (void)arg;
-    jthread self = NULL;
-    if ((*j)->GetCurrentThread(j, &self) == JVMTI_ERROR_NONE) {
-        hp_thread *th = thr_get(j, env, self);
-        if (th)
-            th->agent = 1; /* never sampled */
-        (*env)->DeleteLocalRef(env, self);
-    }
+    thr_mark_agent(j, env);
     int commands = 1; /* until EOF: after it, input is only drained */
     for (;;) {
         hc_cmd c;

@@ -107,12 +107,7 @@ out:
 static void JNICALL sampler_main(jvmtiEnv *j, JNIEnv *env, void *arg)
 {
     (void)arg;
-    jthread self = NULL;
-    if ((*j)->GetCurrentThread(j, &self) == JVMTI_ERROR_NONE) {
-        hp_thread *th = thr_get(j, env, self);
-        if (th)
-            th->agent = 1; /* never sampled */
-    }
+    thr_mark_agent(j, env);
     int64_t prev = hp_now_ns();
     uint64_t rnd = (uint64_t)prev | 1;
     jx_lock(j, g_hp.sampler_lock);

@@ -82,3 +82,14 @@ void thr_register_all(jvmtiEnv *j, JNIEnv *env)
     if (framed)
         (*env)->PopLocalFrame(env, NULL);
 }
+
+void thr_mark_agent(jvmtiEnv *j, JNIEnv *env)
+{
+    jthread self = NULL;
+    if ((*j)->GetCurrentThread(j, &self) != JVMTI_ERROR_NONE)
+        return;
+    hp_thread *th = thr_get(j, env, self);
+    if (th)
+        th->agent = 1;
+    (*env)->DeleteLocalRef(env, self);
+}

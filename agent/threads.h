@@ -41,6 +41,9 @@ typedef struct hp_thread {
 hp_thread *thr_get(jvmtiEnv *j, JNIEnv *env, jthread t);
 /* ThreadEnd: writes THREAD END. */
 void thr_end(jvmtiEnv *j, JNIEnv *env, jthread t);
+/* Marks the calling thread (an agent thread: the sampler, the net=
+ * listener) as one the sampler never samples. */
+void thr_mark_agent(jvmtiEnv *j, JNIEnv *env);
 /* Registers every live thread (VMInit, attach). */
 void thr_register_all(jvmtiEnv *j, JNIEnv *env);
 

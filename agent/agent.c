@@ -163,21 +163,6 @@ out:
     hp_leave();
 }
 
-/* Called where the VM frees tagged objects (GC time): atomics only. */
-static void JNICALL hp_on_free(jvmtiEnv *j, jlong tag)
-{
-    (void)j;
-    if (HP_TAG_IS_DUMP((uint64_t)tag))
-        return; /* tagged by a heap dump: no site */
-    if (HP_TAG_IS_CLASS(tag)) {
-        uint32_t idx = (uint32_t)(tag & 0xFFFFFFFFu);
-        if (idx && idx < cls_count())
-            __atomic_store_n(&cls_at(idx)->unloaded, 1, __ATOMIC_RELAXED);
-        return;
-    }
-    site_free(HP_TAG_SITE(tag));
-}
-
 /* -------------------------------------------------------------- events */
 
 static void JNICALL hp_on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread thread, jclass klass)
@@ -280,12 +265,15 @@ void hp_write_samples(double cutoff)
     free(rows);
 }
 
-/* Every ObjectFree the VM still holds for us is delivered before this
- * returns: HotSpot flushes pending ObjectFree events when their enabled
- * state is set, so live counts are exact as of the last GC. */
-void hp_flush_frees(jvmtiEnv *j)
+void hp_refresh(jvmtiEnv *j, int gc)
 {
-    (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, NULL);
+    if (gc && (g_hp.o.heap_sites || g_hp.o.heap_dump))
+        jx_report(j, (*j)->ForceGarbageCollection(j), "ForceGarbageCollection");
+    JNIEnv *env = NULL;
+    (*g_hp.vm)->GetEnv(g_hp.vm, (void **)&env, JNI_VERSION_1_8);
+    cls_scan_loaded(j, env);
+    if (g_hp.o.heap_sites)
+        site_scan(j);
 }
 
 void hp_write_unloads(void)
@@ -328,14 +316,15 @@ static void hp_dump(jvmtiEnv *j, const char *why)
             hp_error("out of memory collecting monitor contention");
         free(rows);
     }
-    hp_flush_frees(j);
-    hp_write_unloads();
     if (g_hp.o.heap_dump) {
         JNIEnv *env = NULL;
         (*g_hp.vm)->GetEnv(g_hp.vm, (void **)&env, JNI_VERSION_1_8);
-        hd_dump(j, env);
-        hp_flush_frees(j); /* the dump's GC freed objects: sites as of now */
+        hd_dump(j, env); /* forces a GC first, and leaves out unloaded classes */
+        hp_refresh(j, 0);
+    } else {
+        hp_refresh(j, 1);
     }
+    hp_write_unloads();
     if (g_hp.o.heap_sites)
         hp_write_sites(j, 0, g_hp.o.cutoff);
     if (g_hp.o.cpu == OPTS_CPU_SAMPLES)
@@ -403,7 +392,7 @@ static void hp_start_live(jvmtiEnv *j, JNIEnv *env)
      * between is then seen by its event (registration is idempotent) */
     static const jvmtiEvent live_events[] = {
         JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
-        JVMTI_EVENT_DATA_DUMP_REQUEST, JVMTI_EVENT_OBJECT_FREE, JVMTI_EVENT_VM_DEATH};
+        JVMTI_EVENT_DATA_DUMP_REQUEST, JVMTI_EVENT_VM_DEATH};
     for (size_t i = 0; i < sizeof live_events / sizeof live_events[0]; i++)
         jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, live_events[i], NULL),
                   "SetEventNotificationMode");
@@ -470,7 +459,7 @@ static void JNICALL hp_on_vm_death(jvmtiEnv *j, JNIEnv *env)
         nanosleep(&ts, NULL);
     }
     static const jvmtiEvent all[] = {
-        JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, JVMTI_EVENT_OBJECT_FREE, JVMTI_EVENT_CLASS_PREPARE,
+        JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, JVMTI_EVENT_CLASS_PREPARE,
         JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END, JVMTI_EVENT_DATA_DUMP_REQUEST};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         (*j)->SetEventNotificationMode(j, JVMTI_DISABLE, all[i], NULL);
@@ -491,7 +480,6 @@ static int hp_init_jvmti(jvmtiEnv *j)
     jvmtiCapabilities want;
     memset(&want, 0, sizeof want);
     want.can_tag_objects = 1;
-    want.can_generate_object_free_events = 1;
     want.can_generate_sampled_object_alloc_events = 1;
     want.can_get_source_file_name = 1;
     want.can_get_line_numbers = 1;
@@ -531,7 +519,6 @@ static int hp_init_jvmti(jvmtiEnv *j)
     cb.ThreadEnd = hp_on_thread_end;
     cb.ClassPrepare = hp_on_class_prepare;
     cb.SampledObjectAlloc = hp_on_alloc;
-    cb.ObjectFree = hp_on_free;
     cb.DataDumpRequest = hp_on_data_dump;
     if (g_hp.o.cpu == OPTS_CPU_TIMES || g_hp.o.cpu == OPTS_CPU_OLD)
         tm_callbacks(&cb);

@@ -12,8 +12,15 @@
  *                 and never post events
  *   3. out_lock   the output stream (writer or text buffer) and the
  *                 "already written" flags of strings, frames, traces
- * Counters of sites are atomics, updated without a lock. GC-time callbacks
- * (ObjectFree, GarbageCollectionStart/Finish) take no lock at all.
+ * Counters of sites are atomics, updated without a lock. The agent enables
+ * no GC-time event (ObjectFree, GarbageCollectionStart/Finish).
+ * No agent lock is held across a JVMTI call that can wait for a safepoint,
+ * a GC or the ServiceThread, except dump_lock (and out_lock, held by a
+ * heap dump's walk): only whole dumps (DataDumpRequest, VMDeath) and net=
+ * commands take dump_lock, never an allocation, class or thread callback
+ * and never GC-time code, and a thread that waits for either lock waits in
+ * RawMonitorEnter, where a safepoint goes on without it.
+ * The rules, and why: docs/deadlocks.md.
  *
  * Object tags (JVMTI SetTag), 64 bits:
  *   class mirror:   HP_TAG_CLASS | class index          (bit 62 set)
@@ -23,9 +30,9 @@
  * Bit 63 stays clear, so a tag used as an 8-byte HPROF id is positive (Java
  * readers keep ids in signed longs).
  * An internal site is (class, trace) for instances and (class, trace, size)
- * for arrays, so every site has one object size: ObjectFree, which only
- * gets the tag, finds the site and so the exact bytes freed. Output merges
- * the sites of one (class, trace). The sequence makes tags unique (until a
+ * for arrays, so every site has one object size: a heap scan (site_scan),
+ * which only gets the tag, finds the site and so the exact bytes live.
+ * Output merges the sites of one (class, trace). The sequence makes tags unique (until a
  * site has allocated 2^32 objects of one size), so a tag can also serve as
  * the object's HPROF id.
  */
@@ -135,9 +142,11 @@ void hp_write_sites(jvmtiEnv *j, uint16_t flags, double cutoff); /* flags: HPROF
 void hp_write_summary(jvmtiEnv *j);
 void hp_write_samples(double cutoff);
 void hp_write_unloads(void);
-/* Delivers every ObjectFree the VM still holds (live counts as of the last
- * GC): HotSpot flushes them when the event's enabled state is set. */
-void hp_flush_frees(jvmtiEnv *j);
+/* Brings the live counts of sites (site_scan) and the set of loaded classes
+ * (cls_scan_loaded) up to date; with `gc` (and a heap mode on), after a
+ * full GC, so that "live" means reachable. Caller holds dump_lock and no
+ * other agent lock (every step waits for a safepoint). */
+void hp_refresh(jvmtiEnv *j, int gc);
 
 /* Prints "HPROF ERROR: ..." on stderr (never exits). */
 void hp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -4,6 +4,7 @@
 #include "classes.h"
 
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "agent.h"
@@ -162,4 +163,49 @@ out:
     if (c && is_new)
         out_load_class(c);
     return c;
+}
+
+int cls_scan_loaded(jvmtiEnv *j, JNIEnv *env)
+{
+    if (!env)
+        return -1;
+    /* only classes registered before GetLoadedClasses can be judged by its
+     * answer; one registered meanwhile is loaded */
+    uint32_t n = cls_count();
+    uint8_t *seen = calloc(n ? n : 1, 1);
+    if (!seen) {
+        hp_error("out of memory looking for unloaded classes");
+        return -1;
+    }
+    if ((*env)->PushLocalFrame(env, 64) != 0) {
+        free(seen);
+        return -1;
+    }
+    jint nk = 0;
+    jclass *ks = NULL;
+    if (jx_report(j, (*j)->GetLoadedClasses(j, &nk, &ks), "GetLoadedClasses") != JVMTI_ERROR_NONE) {
+        (*env)->PopLocalFrame(env, NULL);
+        free(seen);
+        return -1;
+    }
+    (*env)->EnsureLocalCapacity(env, nk + 64);
+    for (jint i = 0; i < nk; i++) {
+        /* cls_get, not GetTag alone: a class another thread is registering
+         * right now is not tagged yet, and must not be taken as unloaded */
+        hp_class *c = cls_get(j, ks[i]);
+        if (c && c->index < n)
+            seen[c->index] = 1;
+    }
+    jx_free(j, ks);
+    (*env)->PopLocalFrame(env, NULL);
+    int gone = 0;
+    for (uint32_t i = 1; i < n; i++) {
+        hp_class *c = cls_at(i);
+        if (!seen[i] && c->serial && !c->unloaded) {
+            c->unloaded = 1;
+            gone++;
+        }
+    }
+    free(seen);
+    return gone;
 }

@@ -17,7 +17,7 @@ typedef struct hp_class {
     char *name_java;     /* "java.lang.String", "int[]" (text output) */
     uint8_t array_type;  /* 0, or HPROF element type of an array class */
     uint8_t load_written;   /* LOAD CLASS written (owned by out_lock) */
-    uint8_t unloaded;       /* mirror freed (ObjectFree): set at GC time */
+    uint8_t unloaded;       /* no longer loaded (cls_scan_loaded, dump_lock) */
     uint8_t unload_written; /* UNLOAD CLASS written (owned by out_lock) */
     struct hd_layout *layout; /* heap dumps: field layout, computed once
                                * (heapdump.c, under dump_lock) */
@@ -30,6 +30,11 @@ void cls_cleanup(void);
  * class, out of memory). Not for GC time. */
 hp_class *cls_get(jvmtiEnv *j, jclass k);
 hp_class *cls_at(uint32_t index);
+/* Marks every registered class that the JVM no longer has loaded
+ * (GetLoadedClasses); registers loaded classes not seen yet. Returns the
+ * number of classes newly marked unloaded, or -1 (reported). Caller holds
+ * dump_lock and no other agent lock. */
+int cls_scan_loaded(jvmtiEnv *j, JNIEnv *env);
 uint32_t cls_count(void);
 /* The HPROF id of a class object in output (fits 4-byte ids). */
 static inline uint64_t cls_object_id(const hp_class *c)

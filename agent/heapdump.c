@@ -34,6 +34,7 @@
 #include "classes.h"
 #include "hprof/hprof_format.h"
 #include "hprof/hw_writer.h"
+#include "hdlate.h"
 #include "jx.h"
 #include "names.h"
 #include "out.h"
@@ -47,7 +48,14 @@
 #define HD_PAGE 4096u        /* madvise granularity (a multiple of every page size is fine) */
 #define HD_DROP_EVERY (64u << 20) /* bytes of a copied file between two MADV_DONTNEED */
 
-enum { HD_NONE, HD_INSTANCE, HD_OBJARRAY, HD_PRIMARRAY, HD_CLASS, HD_DONE };
+enum { HD_NONE, HD_INSTANCE, HD_OBJARRAY, HD_PRIMARRAY, HD_CLASS, HD_LATE, HD_DONE };
+
+/* Thread serials a dump gives threads that started after it took its list
+ * of threads (their THREAD OBJECT roots name the empty trace): far above
+ * the serials of THREAD START records, used only inside the dump. */
+#define HD_LATE_THREAD_SERIAL0 0x40000000u
+/* threads map values: serial | trace serial << 32 | written */
+#define HD_THR_WRITTEN (1ULL << 63)
 
 /* The layout of a class: its own fields (for its CLASS DUMP) and, for its
  * instances, where each JVMTI field index lands in the INSTANCE DUMP data
@@ -275,16 +283,20 @@ typedef struct hd_state {
                              a socket) a temporary file copied in after the walk */
     unsigned idsz;
     uint32_t class_class; /* index of java.lang.Class */
-    uint32_t ncls;        /* classes registered before the walk */
+    uint32_t ncls;        /* classes registered before the walk (incl's size) */
     /* sites whose TRACE the output holds before the objects (binary: the
      * prelude); an object of a newer site names the empty trace, never a
      * trace the file lacks. UINT32_MAX: traces are written after the walk */
     uint32_t site_limit;
     struct hd_cstat **cstat; /* per class index: what the walk found, or NULL */
-    uint8_t *incl;        /* per class index: has a CLASS DUMP (a LOAD CLASS when
-                             the dump began), fixed so that the CLASS DUMPs written
-                             before the walk and after it are the same set */
-    hu_map threads;       /* thread object tag -> thread serial */
+    uint8_t *incl;        /* per class index: has a CLASS DUMP (loaded, and laid
+                             out, when the dump began), fixed so that the CLASS
+                             DUMPs written before the walk and after it are the
+                             same set; other classes the walk meets are late */
+    hl_log late;          /* what the walk met of late classes (hdlate.h) */
+    uint32_t late_threads; /* threads met by the walk only */
+    hu_map threads;       /* thread object tag -> HD_THR_* value */
+    hu_map seen, frames;  /* a file of its own: UTF8 ids, traces, frames written */
     hu_map arrlen;        /* object array tag -> length, until visited */
     uint64_t jni_globals;
     int err;              /* latched: EFBIG (ids), ENOMEM, EPROTO (walk order) */
@@ -305,14 +317,22 @@ typedef struct hd_state {
     size_t cdcap;
 } hd_state;
 
-static inline hprof_id hd_id(const hd_state *st, jlong tag)
+/* The id of the object tagged `tag`. A class outside the dump's set (late)
+ * is noted, so that it gets its CLASS DUMP after the walk. */
+static inline hprof_id hd_id(hd_state *st, jlong tag)
 {
     uint64_t t = (uint64_t)tag;
     if (t == 0)
         return 0;
     if (HP_TAG_IS_CLASS(t)) {
         uint32_t i = (uint32_t)(t & 0xFFFFFFFFu);
-        return i < st->ncls ? cls_object_id(cls_at(i)) : 0;
+        if (i && i < st->ncls && st->incl[i])
+            return cls_object_id(cls_at(i));
+        if (!i || i >= cls_count())
+            return 0;
+        if (hl_need(&st->late, i) && !st->err)
+            st->err = ENOMEM;
+        return cls_object_id(cls_at(i));
     }
     if (st->idsz == 4) /* dump tags only (heap=all needs 8-byte ids): odd, never a class id */
         return ((t & 0x7FFFFFFFu) << 1) | 1u;
@@ -330,12 +350,14 @@ static inline uint32_t hd_trace_serial(const hd_state *st, jlong tag)
     return site_at(s)->trace->serial;
 }
 
+/* The class of the dump's set that `class_tag` names; NULL for any other
+ * (untagged, late). */
 static inline hp_class *hd_class_of_tag(const hd_state *st, jlong class_tag)
 {
     if (!HP_TAG_IS_CLASS((uint64_t)class_tag))
         return NULL;
     uint32_t i = (uint32_t)((uint64_t)class_tag & 0xFFFFFFFFu);
-    return i && i < st->ncls ? cls_at(i) : NULL;
+    return i && i < st->ncls && st->incl[i] ? cls_at(i) : NULL;
 }
 
 static jlong hd_new_tag(hd_state *st)
@@ -486,6 +508,24 @@ static void hd_finish(hd_state *st)
     st->cur = 0;
 }
 
+/* Starts logging object `tag`, of a class outside the dump's set (or a
+ * late class's mirror) */
+static int hd_late(hd_state *st, jlong tag, jlong class_tag, int is_class)
+{
+    uint64_t len = 0;
+    int64_t length = -1;
+    if (!is_class && hu_map_del(&st->arrlen, (uint64_t)tag, &len))
+        length = (int64_t)len;
+    uint64_t ct = (uint64_t)(is_class ? tag : class_tag);
+    if (hl_begin(&st->late, (uint64_t)tag, (uint64_t)class_tag, length, is_class) ||
+        (HP_TAG_IS_CLASS(ct) && hl_need(&st->late, (uint32_t)(ct & 0xFFFFFFFFu)))) {
+        st->err = ENOMEM;
+        return -1;
+    }
+    st->kind = HD_LATE;
+    return 0;
+}
+
 /* Starts object `tag` (of class `class_tag`) unless it is the current one.
  * Returns 0, or -1 when the object cannot be followed. */
 static int hd_start(hd_state *st, jlong tag, jlong class_tag)
@@ -501,7 +541,7 @@ static int hd_start(hd_state *st, jlong tag, jlong class_tag)
     if (HP_TAG_IS_CLASS((uint64_t)tag)) {
         hp_class *c = hd_class_of_tag(st, tag);
         if (!c || !c->layout)
-            return -1;
+            return hd_late(st, tag, class_tag, 1);
         st->kind = HD_CLASS;
         st->cls = c;
         uint32_t ns = c->layout->nstatic;
@@ -519,8 +559,12 @@ static int hd_start(hd_state *st, jlong tag, jlong class_tag)
         return 0;
     }
     hp_class *c = hd_class_of_tag(st, class_tag);
+    if (c && c->index == st->class_class)
+        return -1; /* the mirror of a class not registered yet (linked, its
+                      ClassPrepare not seen): written once after the walk,
+                      as a plain Class object (mirror_set), never twice */
     if (!c || !c->layout)
-        return -1; /* a Class instance with no class entry: written at first sight */
+        return hd_late(st, tag, class_tag, 0);
     st->cls = c;
     st->L = c->layout;
     if (st->L->kind == HD_INSTANCE) {
@@ -551,11 +595,40 @@ static int hd_start(hd_state *st, jlong tag, jlong class_tag)
     return 0;
 }
 
+/* The serial of the thread whose object is tagged `ttag`, after its THREAD
+ * OBJECT root (written once, before any root of its stack: readers need
+ * it first). A thread the dump's list of threads missed (it started since)
+ * gets a serial of the dump's own and the empty trace. 0: no such thread
+ * (an untagged thread object). */
+static uint32_t hd_thread_root(hd_state *st, jlong ttag)
+{
+    if (!ttag)
+        return 0;
+    int ins = 0;
+    uint64_t *v = hu_map_upsert(&st->threads, (uint64_t)ttag,
+                                (HD_LATE_THREAD_SERIAL0 + st->late_threads) |
+                                    ((uint64_t)HP_TRACE_SERIAL0 << 32),
+                                &ins);
+    if (!v) {
+        st->err = ENOMEM;
+        return 0;
+    }
+    if (ins)
+        st->late_threads++;
+    uint32_t ser = (uint32_t)*v;
+    if (!(*v & HD_THR_WRITTEN)) {
+        *v |= HD_THR_WRITTEN;
+        hw_root(st->mw, HPROF_GC_ROOT_THREAD_OBJ, hd_id(st, ttag), ser,
+                (uint32_t)((*v >> 32) & 0x7FFFFFFFu), 0);
+    }
+    return ser;
+}
+
 /* A root. `is_class`: the object is a class (a mirror). */
 static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
-                    hprof_id id, int is_class)
+                    jlong tag, hprof_id id, int is_class)
 {
-    uint32_t tser = HP_THREAD_SERIAL0;
+    uint32_t tser = 0;
     /* HotSpot reports every root before it visits any object; were one to
      * come inside an object, the object is ended there and the rest of it
      * is refused (EPROTO), never written twice or around the root */
@@ -566,9 +639,11 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
     if (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL || kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL) {
         jlong ttag = kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL ? info->stack_local.thread_tag
                                                               : info->jni_local.thread_tag;
-        uint64_t *s = hu_map_get(&st->threads, (uint64_t)ttag);
-        if (s)
-            tser = (uint32_t)*s;
+        tser = hd_thread_root(st, ttag);
+        if (!tser) { /* a stack of no known thread: no serial to name */
+            hw_root(st->mw, HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
+            return;
+        }
     }
     switch (kind) {
     case JVMTI_HEAP_REFERENCE_JNI_GLOBAL:
@@ -590,7 +665,8 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
         hw_root(st->mw, HPROF_GC_ROOT_JNI_LOCAL, id, tser, (uint32_t)info->jni_local.depth, 0);
         break;
     case JVMTI_HEAP_REFERENCE_THREAD:
-        break; /* THREAD OBJECT roots are written before the walk */
+        hd_thread_root(st, tag);
+        break;
     default:
         hw_root(st->mw, HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
         break;
@@ -623,7 +699,9 @@ static jint JNICALL hd_ref_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapRefere
             return JVMTI_VISIT_ABORT;
         }
     }
-    if (length >= 0 && rc && rc->layout && rc->layout->kind == HD_OBJARRAY) {
+    /* object arrays need their length when visited; so do arrays of a
+     * class outside the dump's set (hd_late) */
+    if (length >= 0 && (!rc || (rc->layout && rc->layout->kind == HD_OBJARRAY))) {
         int ins = 0;
         if (!hu_map_upsert(&st->arrlen, (uint64_t)t, (uint64_t)length, &ins)) {
             st->err = ENOMEM;
@@ -632,8 +710,8 @@ static jint JNICALL hd_ref_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapRefere
     }
     hprof_id id = hd_id(st, t);
     if (!referrer_tag_ptr) {
-        if (id) /* 0: a class registered after the dump's snapshot of them */
-            hd_root(st, kind, info, id,
+        if (id)
+            hd_root(st, kind, info, t, id,
                     HP_TAG_IS_CLASS((uint64_t)t) || (rc && rc->index == st->class_class));
         return JVMTI_VISIT_OBJECTS;
     }
@@ -648,6 +726,21 @@ static jint JNICALL hd_ref_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapRefere
                 hd_put_be(st->buf + st->L->idx_off[i], st->idsz, id);
         }
         break;
+    case HD_LATE: {
+        uint32_t i = 0;
+        if (kind == JVMTI_HEAP_REFERENCE_FIELD || kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD)
+            i = (uint32_t)info->field.index;
+        else if (kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT)
+            i = (uint32_t)info->array.index;
+        else if (kind != JVMTI_HEAP_REFERENCE_CLASS_LOADER && kind != JVMTI_HEAP_REFERENCE_SIGNERS &&
+                 kind != JVMTI_HEAP_REFERENCE_PROTECTION_DOMAIN)
+            break;
+        if (hl_value(&st->late, (uint8_t)kind, i, HPROF_TYPE_OBJECT, id)) {
+            st->err = ENOMEM;
+            return JVMTI_VISIT_ABORT;
+        }
+        break;
+    }
     case HD_OBJARRAY:
         if (kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT) {
             uint32_t i = (uint32_t)info->array.index;
@@ -703,6 +796,12 @@ static jint JNICALL hd_prim_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapRefer
         hd_layout *L = st->cls->layout;
         if (i >= L->first_idx && i < L->nidx && L->own_static[i - L->first_idx])
             st->statics[L->own_slot[i - L->first_idx]].u = hd_prim_bits(value, type);
+    } else if (st->kind == HD_LATE && (kind == JVMTI_HEAP_REFERENCE_FIELD ||
+                                       kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD)) {
+        if (hl_value(&st->late, (uint8_t)kind, i, (uint8_t)type, hd_prim_bits(value, type))) {
+            st->err = ENOMEM;
+            return JVMTI_VISIT_ABORT;
+        }
     }
     return 0;
 }
@@ -719,8 +818,17 @@ static jint JNICALL hd_array_cb(jlong class_tag, jlong size, jlong *tag_ptr, jin
     jlong t = *tag_ptr;
     if (hd_start(st, t, class_tag))
         return st->err ? JVMTI_VISIT_ABORT : 0;
-    hw_prim_array_dump(st->tw, hd_id(st, t), hd_trace_serial(st, t), (uint8_t)cls_prim_type((char)type),
-                       (uint32_t)count, elements);
+    uint8_t ht = (uint8_t)cls_prim_type((char)type);
+    if (st->kind == HD_LATE) {
+        hl_obj *o = &st->late.objs[st->late.nobj - 1];
+        o->length = count;
+        if (hl_elements(&st->late, ht, elements, (size_t)count * hprof_type_size(ht, st->idsz))) {
+            st->err = ENOMEM;
+            return JVMTI_VISIT_ABORT;
+        }
+    } else {
+        hw_prim_array_dump(st->tw, hd_id(st, t), hd_trace_serial(st, t), ht, (uint32_t)count, elements);
+    }
     st->kind = HD_DONE;
     return 0;
 }
@@ -818,7 +926,8 @@ static hd_thread *hd_threads(jvmtiEnv *j, JNIEnv *env, hd_state *st, uint32_t *n
             uint32_t ser = th->serial;
             hp_trace *t = trace_get(j, fr, nf, ser, trace_hash(fr, nf, ser));
             out[*nout] = (hd_thread){.tag = tag, .serial = ser, .trace = t ? t : trace_at(1)};
-            hu_map_put(&st->threads, (uint64_t)tag, ser);
+            hp_trace *tt = t ? t : trace_at(1);
+            hu_map_put(&st->threads, (uint64_t)tag, ser | ((uint64_t)tt->serial << 32));
             (*nout)++;
         }
         if (framed)
@@ -839,6 +948,30 @@ static void hd_utf8_once(hw_writer *w, hu_map *seen, uint32_t id)
     hw_utf8(w, id, s->s, s->len);
 }
 
+/* Keys of `seen` for classes whose LOAD CLASS a file of its own holds
+ * (apart from UTF8 ids, < 2^32, and traces, serial << 32) */
+#define HD_SEEN_CLASS (1ULL << 62)
+
+/* A frame's class in a file of its own: its LOAD CLASS, once, whether or
+ * not the dump has its CLASS DUMP (a class unloaded since still names the
+ * frames of allocation sites; an UNLOAD CLASS follows it then). */
+static void hd_frame_class_once(hw_writer *w, hu_map *seen, uint32_t class_serial)
+{
+    if (class_serial < HP_CLASS_SERIAL0)
+        return;
+    uint32_t i = class_serial - HP_CLASS_SERIAL0 + 1;
+    int ins = 0;
+    if (i >= cls_count() || !hu_map_upsert(seen, HD_SEEN_CLASS | i, 1, &ins) || !ins)
+        return;
+    hp_class *c = cls_at(i);
+    if (c->serial != class_serial)
+        return;
+    hd_utf8_once(w, seen, c->name_vm);
+    hw_load_class(w, c->serial, cls_object_id(c), HP_TRACE_SERIAL0, c->name_vm);
+    if (c->unloaded)
+        hw_unload_class(w, c->serial);
+}
+
 static void hd_trace_once(hw_writer *w, hu_map *seen, hu_map *frames, hp_trace *t)
 {
     int ins = 0;
@@ -856,6 +989,7 @@ static void hd_trace_once(hw_writer *w, hu_map *seen, hu_map *frames, hp_trace *
         hd_utf8_once(w, seen, f->method_name);
         hd_utf8_once(w, seen, f->method_sig);
         hd_utf8_once(w, seen, f->source);
+        hd_frame_class_once(w, seen, f->class_serial);
         hw_frame(w, t->frame[i], f->method_name, f->method_sig, f->source, f->class_serial, f->line);
     }
     hw_trace(w, t->serial, t->thread_serial, t->nframes, fid);
@@ -874,30 +1008,27 @@ static hp_trace *hd_site_trace(uint32_t i)
  * of classes and fields, and (with `traces`) the TRACEs with their FRAMEs. */
 static void hd_prelude(hd_state *st, const hd_thread *thr, uint32_t nthr, int traces)
 {
-    hu_map seen, frames;
-    hu_map_init(&seen);
-    hu_map_init(&frames);
+    hu_map *seen = &st->seen, *frames = &st->frames;
     if (traces)
-        hd_trace_once(st->mw, &seen, &frames, trace_at(1));
+        hd_trace_once(st->mw, seen, frames, trace_at(1));
     for (uint32_t i = 1; i < st->ncls; i++) {
         hp_class *c = cls_at(i);
         if (!st->incl[i])
             continue;
-        hd_utf8_once(st->mw, &seen, c->name_vm);
+        hd_utf8_once(st->mw, seen, c->name_vm);
+        hu_map_put(seen, HD_SEEN_CLASS | i, 1);
         hw_load_class(st->mw, c->serial, cls_object_id(c), HP_TRACE_SERIAL0, c->name_vm);
         for (uint16_t f = 0; c->layout && f < c->layout->nown; f++)
-            hd_utf8_once(st->mw, &seen, c->layout->own_name[f]);
+            hd_utf8_once(st->mw, seen, c->layout->own_name[f]);
     }
     for (uint32_t i = 0; traces && i < nthr; i++)
-        hd_trace_once(st->mw, &seen, &frames, thr[i].trace);
+        hd_trace_once(st->mw, seen, frames, thr[i].trace);
     uint32_t ns = traces ? site_count() : 0;
     if (traces)
         st->site_limit = ns;
     for (uint32_t i = 1; i < ns; i++)
         if (hd_site_trace(i))
-            hd_trace_once(st->mw, &seen, &frames, hd_site_trace(i));
-    hu_map_cleanup(&seen);
-    hu_map_cleanup(&frames);
+            hd_trace_once(st->mw, seen, frames, hd_site_trace(i));
 }
 
 /* A temporary file next to the output, `<output><suffix>.<pid>`, unlinked
@@ -1021,6 +1152,253 @@ done:
     return out;
 }
 
+/* ---------------------------------------------------- late classes */
+
+/* The objects `tags` stand for (local refs, in a frame the caller pushed);
+ * NULL entries for those that are gone. Returns a malloc'ed array or NULL. */
+static jobject *hd_objects_of(jvmtiEnv *j, JNIEnv *env, const jlong *tags, jint n)
+{
+    jobject *out = calloc(n ? (size_t)n : 1, sizeof *out);
+    jint cnt = 0;
+    jobject *objs = NULL;
+    jlong *got = NULL;
+    if (!out || n == 0)
+        return out;
+    (*env)->EnsureLocalCapacity(env, n + 16);
+    if ((*j)->GetObjectsWithTags(j, n, tags, &cnt, &objs, &got) != JVMTI_ERROR_NONE)
+        return out;
+    /* one object per tag (tags are unique) */
+    hu_map at;
+    hu_map_init(&at);
+    for (jint i = 0; i < n; i++)
+        hu_map_put(&at, (uint64_t)tags[i], (uint64_t)i);
+    for (jint i = 0; i < cnt; i++) {
+        uint64_t *k = hu_map_get(&at, (uint64_t)got[i]);
+        if (k)
+            out[*k] = objs[i];
+    }
+    hu_map_cleanup(&at);
+    jx_free(j, objs);
+    jx_free(j, got);
+    return out;
+}
+
+static int hd_in_dump(const hd_state *st, const uint8_t *late, uint32_t i)
+{
+    return (i < st->ncls && st->incl[i]) || late[i];
+}
+
+/* What the walk logged of late class c's mirror, as its CLASS DUMP's values
+ * (malloc'ed; NULL when the walk met no mirror of c, or out of memory). */
+static hd_cstat *hd_late_cstat(hd_state *st, hp_class *c)
+{
+    hl_log *l = &st->late;
+    hd_layout *L = c->layout;
+    uint64_t mt = HP_TAG_CLASS | c->index;
+    for (size_t k = 0; L && k < l->nobj; k++) {
+        hl_obj *o = &l->objs[k];
+        if (!o->is_class || o->tag != mt)
+            continue;
+        hd_cstat *cs = calloc(1, sizeof *cs + sizeof cs->statics[0] * L->nstatic);
+        for (size_t v = 0; cs && v < o->n; v++) {
+            hl_val *x = &l->vals[o->first + v];
+            if (x->what == JVMTI_HEAP_REFERENCE_CLASS_LOADER)
+                cs->loader = x->bits;
+            else if (x->what == JVMTI_HEAP_REFERENCE_SIGNERS)
+                cs->signers = x->bits;
+            else if (x->what == JVMTI_HEAP_REFERENCE_PROTECTION_DOMAIN)
+                cs->pd = x->bits;
+            else if (x->what == JVMTI_HEAP_REFERENCE_STATIC_FIELD && x->index >= L->first_idx &&
+                     x->index < L->nidx && L->own_static[x->index - L->first_idx] &&
+                     L->own_type[x->index - L->first_idx] == x->type)
+                cs->statics[L->own_slot[x->index - L->first_idx]].u = x->bits;
+        }
+        return cs;
+    }
+    return NULL;
+}
+
+/* A logged object, written with its class's layout. */
+static void hd_late_object(hd_state *st, hl_obj *o, hp_class *objcls)
+{
+    hl_log *l = &st->late;
+    hp_class *c = o->cls ? cls_at(o->cls) : objcls;
+    hd_layout *L = c->layout;
+    hprof_id id = hd_id(st, (jlong)o->tag);
+    uint32_t ts = hd_trace_serial(st, (jlong)o->tag);
+    if (L && L->kind == HD_PRIMARRAY && o->prim_type) {
+        unsigned es = hprof_type_size(o->prim_type, st->idsz);
+        hw_prim_array_dump(st->mw, id, ts, o->prim_type, (uint32_t)(o->ndata / es), l->bytes + o->data);
+        return;
+    }
+    if (L && L->kind == HD_OBJARRAY) {
+        uint64_t n = o->length > 0 ? (uint64_t)o->length : 0;
+        for (size_t v = 0; v < o->n; v++)
+            if (l->vals[o->first + v].index >= n)
+                n = (uint64_t)l->vals[o->first + v].index + 1;
+        hprof_id *el = calloc(n ? n : 1, sizeof *el);
+        if (!el) {
+            st->err = ENOMEM;
+            return;
+        }
+        for (size_t v = 0; v < o->n; v++)
+            if (l->vals[o->first + v].what == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT)
+                el[l->vals[o->first + v].index] = l->vals[o->first + v].bits;
+        hw_obj_array_begin(st->mw, id, ts, cls_object_id(c), (uint32_t)n);
+        for (uint64_t i = 0; i < n; i++)
+            hw_put_id(st->mw, el[i]);
+        hw_sub_end(st->mw);
+        free(el);
+        return;
+    }
+    if (!L || L->kind != HD_INSTANCE) /* no layout: an instance of Object */
+        c = objcls, L = objcls->layout;
+    uint8_t *buf = calloc(L->inst_bytes ? L->inst_bytes : 1, 1);
+    if (!buf) {
+        st->err = ENOMEM;
+        return;
+    }
+    for (size_t v = 0; c != objcls && v < o->n; v++) {
+        hl_val *x = &l->vals[o->first + v];
+        if (x->what != JVMTI_HEAP_REFERENCE_FIELD || x->index >= L->nidx || L->idx_off[x->index] < 0 ||
+            L->idx_type[x->index] != x->type)
+            continue;
+        hd_put_be(buf + L->idx_off[x->index], hprof_type_size(x->type, st->idsz), x->bits);
+    }
+    hw_instance_dump(st->mw, id, ts, cls_object_id(c), buf, L->inst_bytes);
+    free(buf);
+}
+
+/* After the walk: the classes it met outside the dump's set get their
+ * LOAD CLASS (a record of its own, between two segments), their CLASS DUMP,
+ * then every object the walk logged of them; so every object the walk
+ * reached is in the dump, whatever loaded meanwhile. Their supers that are
+ * late too come along. Runs outside the walk (JNI and JVMTI allowed). */
+static void hd_late_write(hd_state *st, JNIEnv *env)
+{
+    hl_log *l = &st->late;
+    jvmtiEnv *j = st->j;
+    if (st->err || (!l->nobj && !l->need.count))
+        return;
+    if ((*env)->PushLocalFrame(env, 64) != 0)
+        return;
+    jclass oc = (*env)->FindClass(env, "java/lang/Object");
+    hp_class *objcls = oc ? cls_get(j, oc) : NULL;
+    /* objects whose class had no tag: their class, through the object */
+    jlong *tags = malloc(sizeof *tags * (l->nobj ? l->nobj : 1));
+    size_t *which = malloc(sizeof *which * (l->nobj ? l->nobj : 1));
+    jint nt = 0;
+    for (size_t k = 0; tags && which && k < l->nobj; k++) {
+        hl_obj *o = &l->objs[k];
+        if (HP_TAG_IS_CLASS(o->class_tag))
+            o->cls = (uint32_t)(o->class_tag & 0xFFFFFFFFu);
+        else if (!o->is_class) {
+            which[nt] = k;
+            tags[nt++] = (jlong)o->tag;
+        }
+    }
+    jobject *objs = tags && which ? hd_objects_of(j, env, tags, nt) : NULL;
+    for (jint i = 0; objs && i < nt; i++) {
+        if (!objs[i])
+            continue;
+        jclass k = (*env)->GetObjectClass(env, objs[i]);
+        hp_class *c = k ? cls_get(j, k) : NULL;
+        if (c) {
+            l->objs[which[i]].cls = c->index;
+            hl_need(l, c->index);
+        }
+    }
+    free(objs);
+    /* the late classes, laid out through their mirrors */
+    uint32_t n = cls_count();
+    uint8_t *late = calloc(n ? n : 1, 1);
+    uint32_t *list = malloc(sizeof *list * (n ? n : 1));
+    uint32_t nl = 0;
+    size_t it = 0;
+    uint64_t ci, one;
+    while (late && list && hu_map_next(&l->need, &it, &ci, &one))
+        if (ci && ci < n && !hd_in_dump(st, late, (uint32_t)ci)) {
+            late[ci] = 1;
+            list[nl++] = (uint32_t)ci;
+        }
+    jlong *ctags = malloc(sizeof *ctags * (nl ? nl : 1));
+    for (uint32_t i = 0; ctags && i < nl; i++)
+        ctags[i] = (jlong)(HP_TAG_CLASS | list[i]);
+    jobject *mirrors = ctags ? hd_objects_of(j, env, ctags, (jint)nl) : NULL;
+    for (uint32_t i = 0; mirrors && i < nl; i++)
+        if (mirrors[i])
+            hd_layout_of(j, env, cls_at(list[i]), (jclass)mirrors[i], st->idsz);
+    free(mirrors);
+    free(ctags);
+    /* supers outside the dump come too (laid out with their subclasses) */
+    uint32_t n2 = cls_count();
+    uint8_t *late2 = late ? realloc(late, n2 ? n2 : 1) : NULL;
+    uint32_t *list2 = list ? realloc(list, sizeof *list * (n2 ? n2 : 1)) : NULL;
+    if (!late2 || !list2) {
+        free(late2 ? late2 : late);
+        free(list2 ? list2 : list);
+        free(tags);
+        free(which);
+        (*env)->PopLocalFrame(env, NULL);
+        st->err = ENOMEM;
+        return;
+    }
+    late = late2;
+    list = list2;
+    if (n2 > n)
+        memset(late + n, 0, n2 - n);
+    for (uint32_t i = 0; i < nl; i++) {
+        hd_layout *L = cls_at(list[i])->layout;
+        uint32_t sup = L ? L->super : 0;
+        if (sup && sup < n2 && !hd_in_dump(st, late, sup)) {
+            late[sup] = 1;
+            list[nl++] = sup;
+        }
+    }
+    /* LOAD CLASS and the names first (top-level records), then the heap
+     * records: the CLASS DUMPs, then their objects */
+    for (uint32_t i = 0; i < nl; i++) {
+        hp_class *c = cls_at(list[i]);
+        if (st->o) {
+            out_dump_load_class(st->o, c);
+            for (uint16_t f = 0; c->layout && f < c->layout->nown; f++)
+                out_dump_utf8(st->o, c->layout->own_name[f]);
+        } else {
+            int ins = 0;
+            hd_utf8_once(st->mw, &st->seen, c->name_vm);
+            if (hu_map_upsert(&st->seen, HD_SEEN_CLASS | c->index, 1, &ins) && ins)
+                hw_load_class(st->mw, c->serial, cls_object_id(c), HP_TRACE_SERIAL0, c->name_vm);
+            for (uint16_t f = 0; c->layout && f < c->layout->nown; f++)
+                hd_utf8_once(st->mw, &st->seen, c->layout->own_name[f]);
+        }
+    }
+    for (uint32_t i = 0; i < nl; i++) {
+        hp_class *c = cls_at(list[i]);
+        hd_cstat *cs = hd_late_cstat(st, c);
+        hd_class_dump(st, st->mw, c, cs);
+        free(cs);
+    }
+    uint32_t lost = 0;
+    for (size_t k = 0; objcls && objcls->layout && k < l->nobj; k++) {
+        hl_obj *o = &l->objs[k];
+        if (o->is_class)
+            continue;
+        if (!o->cls || !cls_at(o->cls)->layout)
+            lost++;
+        hd_late_object(st, o, objcls);
+    }
+    if (lost)
+        hp_error("heap dump: %u objects of classes loaded during the dump were gone before "
+                 "their class could be read; they are shown as instances of java.lang.Object",
+                 lost);
+    hp_info(" (%zu objects of %u classes loaded during the dump)", l->nobj, nl);
+    free(late);
+    free(list);
+    free(tags);
+    free(which);
+    (*env)->PopLocalFrame(env, NULL);
+}
+
 int hd_dump(jvmtiEnv *j, JNIEnv *env)
 {
     if (!env)
@@ -1035,6 +1413,10 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     hu_map_init(&st.threads);
     hu_map_init(&st.arrlen);
     hu_map_init(&st.mirror_set);
+    hu_map_init(&st.seen);
+    hu_map_init(&st.frames);
+    hl_init(&st.late);
+    uint32_t *loaded = NULL;
     int rc = -1, tfd = -1, afd = -1, walked = 0;
     hd_thread *thr = NULL;
     uint32_t nthr = 0;
@@ -1051,9 +1433,15 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         return -1;
     }
     (*env)->EnsureLocalCapacity(env, nk + 64);
-    for (jint i = 0; i < nk; i++) {
+    /* the dump's classes: those loaded now (after the GC: an unloaded class
+     * has none), each laid out */
+    loaded = malloc(sizeof *loaded * (nk ? (size_t)nk : 1));
+    uint32_t nloaded = 0;
+    for (jint i = 0; loaded && i < nk; i++) {
         hp_class *c = cls_get(j, ks[i]);
-        if (c && !hd_layout_of(j, env, c, ks[i], st.idsz)) {
+        if (c && hd_layout_of(j, env, c, ks[i], st.idsz)) {
+            loaded[nloaded++] = c->index;
+        } else if (c) {
             char *sig = NULL;
             jx_class_signature(j, ks[i], &sig);
             hp_error("heap dump: cannot read the fields of class %s", sig ? sig : "?");
@@ -1073,10 +1461,13 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     st.ncls = cls_count();
     st.cstat = calloc(st.ncls, sizeof *st.cstat);
     st.incl = calloc(st.ncls, 1);
-    if (!st.cstat || !st.incl || !thr)
+    if (!st.cstat || !st.incl || !thr || !loaded)
         goto oom;
-    for (uint32_t i = 1; i < st.ncls; i++)
-        st.incl[i] = cls_at(i)->serial != 0;
+    for (uint32_t i = 0; i < nloaded; i++)
+        st.incl[loaded[i]] = cls_at(loaded[i])->serial != 0;
+    /* the supers of laid-out classes are laid out too (hd_layout_of) and
+     * loaded; so is java.lang.Class */
+    st.incl[st.class_class] = 1;
 
     /* binary: readers see one heap dump per file (jhat stops at the first
      * END, VisualVM opens dump #0): the first goes into the output, each
@@ -1159,10 +1550,9 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         }
         hw_heap_begin(st.tw);
     }
+    /* THREAD OBJECT roots are written as the walk meets each thread (a
+     * thread that ended meanwhile has none: its object may be gone) */
     walked = 1;
-    for (uint32_t i = 0; i < nthr; i++)
-        hw_root(st.mw, HPROF_GC_ROOT_THREAD_OBJ, hd_id(&st, thr[i].tag), thr[i].serial,
-                thr[i].trace->serial, 0);
 
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
@@ -1201,6 +1591,8 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         else if ((te = hd_copy_segments(&st, tfd)) != 0)
             hp_error("heap dump: copying the temporary file failed: %s", strerror(te));
     }
+    if (e == JVMTI_ERROR_NONE)
+        hd_late_write(&st, env);
     hw_heap_end(st.mw);
     if (st.err == EFBIG)
         hp_error("heap dump: more than 2^31 objects do not fit 4-byte ids (use idsize=8)");
@@ -1262,5 +1654,9 @@ done:
     hu_map_cleanup(&st.threads);
     hu_map_cleanup(&st.arrlen);
     hu_map_cleanup(&st.mirror_set);
+    hu_map_cleanup(&st.seen);
+    hu_map_cleanup(&st.frames);
+    hl_cleanup(&st.late);
+    free(loaded);
     return rc;
 }

@@ -148,25 +148,22 @@ static void lsn_exec(jvmtiEnv *j, JNIEnv *env, const hc_cmd *c)
     switch (c->tag) {
     case HC_FORCE_GC:
         jx_report(j, (*j)->ForceGarbageCollection(j), "ForceGarbageCollection");
-        hp_flush_frees(j);
         break;
     case HC_DUMP_HEAP:
         if (!g_hp.o.heap_dump) {
             lsn_refuse(c, "heap dumps need heap=dump or heap=all");
             break;
         }
-        hp_write_unloads();
         hd_dump(j, env);
-        hp_flush_frees(j);
+        hp_refresh(j, 0);
+        hp_write_unloads();
         break;
     case HC_ALLOC_SITES:
         if (!g_hp.o.heap_sites) {
             lsn_refuse(c, "allocation sites need heap=sites or heap=all (or CONTROL ALLOC ON)");
             break;
         }
-        if (c->flags & HC_SITES_FORCE_GC)
-            jx_report(j, (*j)->ForceGarbageCollection(j), "ForceGarbageCollection");
-        hp_flush_frees(j);
+        hp_refresh(j, (c->flags & HC_SITES_FORCE_GC) != 0);
         hp_write_unloads();
         hp_write_sites(j, c->flags, c->cutoff);
         break;
@@ -175,7 +172,7 @@ static void lsn_exec(jvmtiEnv *j, JNIEnv *env, const hc_cmd *c)
             lsn_refuse(c, "the heap summary needs heap=sites or heap=all (or CONTROL ALLOC ON)");
             break;
         }
-        hp_flush_frees(j);
+        hp_refresh(j, 0);
         hp_write_summary(j);
         break;
     case HC_DUMP_TRACES:

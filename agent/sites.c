@@ -69,23 +69,68 @@ hp_site *site_get(jvmtiEnv *j, hp_class *c, hp_trace *t, uint64_t size)
     return s;
 }
 
-void site_free(uint32_t index)
+/* What one scan counts: live objects per site index. Grown by the
+ * callback itself when a site newer than the scan's start shows up. */
+typedef struct site_scan_state {
+    uint64_t *live;
+    uint32_t cap;
+    int oom;
+} site_scan_state;
+
+/* IterateThroughHeap callback (VM thread, at a safepoint: no locks, no JNI,
+ * no JVMTI; malloc is fine) */
+static jint JNICALL site_scan_cb(jlong class_tag, jlong size, jlong *tag_ptr, jint length,
+                                 void *user_data)
 {
-    if (index == 0 || index >= site_count())
-        return; /* not a tag of ours */
-    hp_site *s = site_at(index);
-    /* never below zero: an allocation counted just before a site_clear
-     * but tagged just after it frees into the new counts */
-    uint64_t v = __atomic_load_n(&s->live_n, __ATOMIC_RELAXED);
-    while (v && !__atomic_compare_exchange_n(&s->live_n, &v, v - 1, 1, __ATOMIC_RELAXED,
-                                             __ATOMIC_RELAXED))
-        ;
-    if (!v)
-        return;
-    v = __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED);
-    while (v >= s->size && !__atomic_compare_exchange_n(&s->live_bytes, &v, v - s->size, 1,
-                                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        ;
+    (void)class_tag;
+    (void)size;
+    (void)length;
+    site_scan_state *ss = user_data;
+    uint64_t t = (uint64_t)*tag_ptr;
+    if (!t || HP_TAG_IS_CLASS(t) || HP_TAG_IS_DUMP(t))
+        return 0;
+    uint32_t i = HP_TAG_SITE(t);
+    if (i >= ss->cap) {
+        uint32_t cap = ss->cap;
+        while (cap <= i)
+            cap = cap ? cap * 2 : 1024;
+        uint64_t *nl = realloc(ss->live, sizeof *nl * cap);
+        if (!nl) {
+            ss->oom = 1;
+            return JVMTI_VISIT_ABORT;
+        }
+        memset(nl + ss->cap, 0, sizeof *nl * (cap - ss->cap));
+        ss->live = nl;
+        ss->cap = cap;
+    }
+    ss->live[i]++;
+    return 0;
+}
+
+int site_scan(jvmtiEnv *j)
+{
+    site_scan_state ss = {.cap = site_count() + 64};
+    ss.live = calloc(ss.cap, sizeof *ss.live);
+    if (!ss.live) {
+        hp_error("out of memory counting live objects");
+        return -1;
+    }
+    jvmtiHeapCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.heap_iteration_callback = site_scan_cb;
+    jvmtiError e = (*j)->IterateThroughHeap(j, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, &ss);
+    if (jx_report(j, e, "IterateThroughHeap") != JVMTI_ERROR_NONE || ss.oom) {
+        if (ss.oom)
+            hp_error("out of memory counting live objects; live counts are those of the previous output");
+        free(ss.live);
+        return -1;
+    }
+    /* sites created after the scan have no object in it: live 0 */
+    uint32_t ns = site_count();
+    for (uint32_t i = 1; i < ns; i++)
+        site_at(i)->live_n = i < ss.cap ? ss.live[i] : 0;
+    free(ss.live);
+    return 0;
 }
 
 /* IterateThroughHeap callback (VM thread, at a safepoint: no locks, no
@@ -106,8 +151,6 @@ static jint JNICALL site_untag_cb(jlong class_tag, jlong size, jlong *tag_ptr, j
 
 int site_clear(jvmtiEnv *j)
 {
-    /* pending ObjectFree events first: they belong to the old counts */
-    (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, NULL);
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.heap_iteration_callback = site_untag_cb;
@@ -115,16 +158,14 @@ int site_clear(jvmtiEnv *j)
     jvmtiError e = (*j)->IterateThroughHeap(j, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, &untagged);
     if (jx_report(j, e, "IterateThroughHeap") != JVMTI_ERROR_NONE)
         return -1;
-    /* frees a GC queued meanwhile also belong to the old counts */
-    (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, NULL);
     jx_lock(j, g_hp.data_lock); /* sites being created are published first */
     uint32_t ns = site_count();
     for (uint32_t i = 1; i < ns; i++) {
         hp_site *s = site_at(i);
         s->base_alloc_n = __atomic_load_n(&s->alloc_n, __ATOMIC_RELAXED);
         s->base_alloc_bytes = __atomic_load_n(&s->alloc_bytes, __ATOMIC_RELAXED);
-        __atomic_store_n(&s->live_n, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&s->live_bytes, 0, __ATOMIC_RELAXED);
+        s->live_n = 0;
+        s->cleared = 1;
         s->seen_alloc_n = s->seen_live_n = 0;
     }
     jx_unlock(j, g_hp.data_lock);
@@ -152,8 +193,14 @@ hp_site_row *site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4], int flags)
         uint64_t an = __atomic_load_n(&s->alloc_n, __ATOMIC_RELAXED) - s->base_alloc_n;
         if (an == 0)
             continue;
-        uint64_t ln = __atomic_load_n(&s->live_n, __ATOMIC_RELAXED);
-        uint64_t lb = __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED);
+        /* live_n was counted (site_scan) before alloc_n is read here, and
+         * an object is counted allocated before it is tagged, so live <= an.
+         * Only an allocation caught across a site_clear (sites.h) can break
+         * that: after a clear it is shown as allocated, not live */
+        uint64_t ln = s->live_n;
+        if (s->cleared && ln > an)
+            ln = an;
+        uint64_t lb = ln * s->size;
         uint64_t ab = __atomic_load_n(&s->alloc_bytes, __ATOMIC_RELAXED) - s->base_alloc_bytes;
         tot[0] += lb;
         tot[1] += ln;

@@ -3,9 +3,12 @@
  *
  * An internal site is (class, trace) for instances and (class, trace, size)
  * for arrays, so each has one object size and a freed object's tag leads to
- * the exact bytes to subtract (agent.h). Counters are atomics: allocation
- * adds, ObjectFree (GC time) subtracts, without locks. Output merges the
- * sites of one (class, trace) into the original's rows.
+ * the exact bytes of each (agent.h). Allocation counters are atomics, added
+ * to without locks. Live counts are not kept as objects die: each output
+ * counts them from the heap (site_scan), so they are exact as of that
+ * moment, and the agent needs no ObjectFree event (whose delivery HotSpot
+ * flushes in a way that can deadlock with a safepoint: docs/deadlocks.md).
+ * Output merges the sites of one (class, trace) into the original's rows.
  */
 #ifndef HPROF_SITES_H
 #define HPROF_SITES_H
@@ -23,14 +26,15 @@ typedef struct hp_site {
     uint64_t size;      /* bytes of each object of this site */
     uint64_t alloc_n;   /* atomics */
     uint64_t alloc_bytes;
+    /* objects of this site in the heap at the last site_scan (dump_lock) */
     uint64_t live_n;
-    uint64_t live_bytes;
     /* alloc_n and live_n at the last sites output (site_rows with
      * SITE_ROWS_MARK): what "changed" means for incremental output */
     uint64_t seen_alloc_n, seen_live_n;
     /* alloc_n and alloc_bytes at the last site_clear, subtracted in the
      * output: alloc_n itself never goes back, it numbers the tags */
     uint64_t base_alloc_n, base_alloc_bytes;
+    uint8_t cleared; /* a site_clear happened (dump_lock) */
 } hp_site;
 
 int site_init(void);
@@ -45,13 +49,15 @@ static inline uint64_t site_alloc(hp_site *s)
 {
     uint64_t seq = __atomic_fetch_add(&s->alloc_n, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&s->alloc_bytes, s->size, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&s->live_n, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&s->live_bytes, s->size, __ATOMIC_RELAXED);
     return ((uint64_t)s->index << 32) | (seq & 0xFFFFFFFFu);
 }
 
-/* Counts one freed object of site `index` (GC time: atomics only). */
-void site_free(uint32_t index);
+/* Counts the live objects of every site: one IterateThroughHeap over the
+ * tagged objects (a VM operation at a safepoint). Caller holds dump_lock
+ * (which owns live_n) and no other agent lock: the call waits for a
+ * safepoint. Returns 0 or -1 (reported; the live counts are then those of
+ * the previous scan). */
+int site_scan(jvmtiEnv *j);
 
 /* One output row: the merged counters of a (class, trace). */
 typedef struct hp_site_row {
@@ -69,13 +75,14 @@ hp_site_row *site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4], int flags);
 
 /* The net= CONTROL "clear sites": every site starts again from zero, live
  * counts included. Objects allocated before are untagged (one heap
- * iteration), so their later frees count nowhere; the site table itself
- * stays, so no tag ever points at a dead site (the original's defect), and
- * tags stay unique (alloc_n goes on; a baseline is subtracted). Caller
- * holds dump_lock and no other lock, with counting off (g_hp.alloc_on); an
+ * iteration), so no later scan counts them; the site table itself stays,
+ * so no tag ever points at a dead site (the original's defect), and tags
+ * stay unique (alloc_n goes on; a baseline is subtracted). Caller holds
+ * dump_lock and no other lock, with counting off (g_hp.alloc_on); an
  * allocation callback already past that check when the clear starts may
- * still count into the old figures (its object then frees into the new
- * ones, never below zero). Returns 0 or -1 (reported). */
+ * still count into the old figures and tag its object after the clear
+ * (site_rows then shows at most as many live as allocated). Returns 0 or
+ * -1 (reported). */
 int site_clear(jvmtiEnv *j);
 
 #endif

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# stress_jvm.sh: the JVM under the agent in the situations that once froze
+# it or cut its output (each case several runs per JDK, see stress_lib.sh):
+#  exit-churn-MODE-FMT  System.exit from another thread under GC churn in a
+#                       12 MB heap, for heap=sites|dump|all, text and binary
+#  gc-flood-*           System.gc() in a loop while the CPU sampler takes a
+#                       sample every ms
+#  jcmd-storm-*         jcmd JVMTI.data_dump again and again while allocating,
+#                       the sampler on
+#  sigquit-storm-*      SIGQUIT again and again while allocating, the sampler on
+#  exit-in-dump         System.exit from another thread while a heap dump runs
+#  classes-dumps(-a)    heap dumps while classes load and unload all the time:
+#                       every dump file verifies (classes, ids, serials); text
+#  forcegc-flood        a front end (hprof-ctl) sending FORCE GC again and
+#                       again, the sampler on, then EXIT
+# Each run must exit by its deadline with the program's status, without an
+# HPROF ERROR, and leave complete outputs (text: the last section's END line;
+# binary: `hprof verify` clean, every heap dump file).
+#
+# usage: bash stress_jvm.sh HPROF_TOOL PROJECT_DIR WORKDIR AGENT_SO HPROF_CTL
+# Env: STRESS_TIER=quick|long, STRESS_RUNS, HPROF_TEST_JDKS, STRESS_CASES (a
+# regular expression: only the cases whose name matches).
+set -uo pipefail
+
+# shellcheck source=stress_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/stress_lib.sh" "$@"
+
+if [ "${STRESS_TIER:-quick}" = long ]; then STORM=40 FLOOD=3000; else STORM=10 FLOOD=400; fi
+
+# run_case CASE DEADLINE STATUS ACTION CHECK JAVA_ARGS... ('@' in JAVA_ARGS
+# stands for the run's name): RUNS runs on each JDK; CHECK is a function
+# called after an ok run with the run's name in $R.
+run_case() {
+    local name=$1 deadline=$2 status=$3 action=$4 check=$5
+    shift 5
+    if [ -n "${STRESS_CASES:-}" ] && ! [[ $name =~ $STRESS_CASES ]]; then return 0; fi
+    local jdk v i ok frozen bad
+    for jdk in $FOUND_JDKS; do
+        v=$(jdk_version "$jdk")
+        ok=0 frozen=0 bad=0
+        for ((i = 1; i <= RUNS; i++)); do
+            R=$name-$v-$i
+            rm -f "$R".*
+            local args=() a
+            for a in "$@"; do args+=("${a//@/$R}"); done
+            srun "$R" "$deadline" "$status" "$action" "$jdk" "${args[@]}"
+            [ "$RESULT" = ok ] && $check
+            case $RESULT in
+            ok) ok=$((ok + 1)); rm -f "$R".* ;;
+            frozen) frozen=$((frozen + 1)); echo "FAIL [$name JDK $v run $i]: frozen: $WHY" >&2 ;;
+            *) bad=$((bad + 1)); echo "FAIL [$name JDK $v run $i]: $WHY" >&2 ;;
+            esac
+        done
+        case_report "$name" "$v" "$RUNS" "$ok" "$frozen" "$bad"
+    done
+}
+
+A="-agentpath:$AGENT"
+CP="-cp $WORK/classes"
+
+# ------------------------------------------------------- actions, checks
+no_action() { :; }
+jcmd_storm() {
+    local k
+    for ((k = 0; k < STORM; k++)); do
+        timeout 30 "$jdk/bin/jcmd" "$PID" JVMTI.data_dump >/dev/null 2>&1 || break
+    done
+    touch "$R.stop"
+}
+quit_storm() {
+    local k
+    for ((k = 0; k < STORM * 3; k++)); do
+        kill -QUIT "$PID" 2>/dev/null || break
+        sleep 0.02
+    done
+    sleep 0.5
+    touch "$R.stop"
+}
+# a dump, and System.exit while it runs
+quit_then_exit() {
+    kill -QUIT "$PID"
+    sleep 0.05
+    touch "$R.stop"
+}
+quit_spaced() {
+    local k
+    for ((k = 0; k < STORM; k++)); do
+        kill -QUIT "$PID" 2>/dev/null || break
+        sleep 0.15
+    done
+    touch "$R.stop"
+}
+# every SITES row: live bytes <= allocated bytes, live objects <= allocated
+# (columns: rank self accum live-bytes live-objs alloc-bytes alloc-objs ...)
+check_rows() {
+    [ "$RESULT" = ok ] || return 0
+    local badrow
+    badrow=$(awk '/^SITES BEGIN/ { s = 1; next } /^SITES END/ { s = 0 }
+        s && $1 ~ /^[0-9]+$/ && ($4 + 0 > $6 + 0 || $5 + 0 > $7 + 0) { print; exit }' "$R.txt")
+    [ -z "$badrow" ] || { RESULT=bad; WHY="$R.txt: a row with more live than allocated: $badrow"; }
+}
+check_sites_txt() { check_text "$R.txt" SITES; check_rows; }
+check_sites_cpu_txt() { check_text "$R.txt" SITES "CPU SAMPLES"; check_rows; }
+check_dump_txt() { check_text "$R.txt" "HEAP DUMP"; }
+check_dump_cpu_txt() { check_text "$R.txt" "HEAP DUMP" "CPU SAMPLES"; }
+# the output and every later heap dump file (R.hprof.2, .3, ...)
+check_bin() { verify_bin "$R.hprof" $(ls "$R".hprof.[0-9]* 2>/dev/null | grep -v verify); }
+
+# ------------------------------------------------------------ the cases
+for mode in sites dump all; do
+    for fmt in a b; do
+        if [ $fmt = a ]; then
+            out="file=@.txt"
+            if [ $mode = dump ]; then chk=check_dump_txt; else chk=check_sites_txt; fi
+        else
+            out="file=@.hprof"
+            chk=check_bin
+        fi
+        run_case exit-churn-$mode-$fmt 60 42 no_action $chk \
+            -Xmx12m "$A=heap=$mode,format=$fmt,$out" $CP StressDemo churn 3 800 42
+    done
+done
+
+run_case gc-flood-sites 90 0 no_action check_sites_cpu_txt \
+    -Xmx32m "$A=heap=sites,cpu=samples,interval=1,file=@.txt" $CP StressDemo gc 3 2000 0
+run_case gc-flood-all-b 90 0 no_action check_bin \
+    -Xmx32m "$A=heap=all,format=b,cpu=samples,interval=1,file=@.hprof" $CP StressDemo gc 3 2000 0
+
+run_case jcmd-storm-sites 120 0 jcmd_storm check_sites_cpu_txt \
+    -Xmx32m "$A=heap=sites,cpu=samples,interval=1,file=@.txt" $CP StressDemo churn 3 60000 0 @.stop
+run_case jcmd-storm-all-b 120 0 jcmd_storm check_bin \
+    -Xmx32m "$A=heap=all,format=b,cpu=samples,interval=1,file=@.hprof" $CP StressDemo churn 3 60000 0 @.stop
+
+run_case sigquit-storm-sites 120 0 quit_storm check_sites_cpu_txt \
+    -Xmx32m "$A=heap=sites,cpu=samples,interval=1,file=@.txt" $CP StressDemo churn 3 60000 0 @.stop
+run_case sigquit-storm-dump-a 120 0 quit_storm check_dump_cpu_txt \
+    -Xmx32m "$A=heap=dump,cpu=samples,interval=1,file=@.txt" $CP StressDemo churn 3 60000 0 @.stop
+
+run_case exit-in-dump 90 7 quit_then_exit check_bin \
+    -Xmx64m "$A=heap=all,format=b,file=@.hprof" $CP StressDemo churn 3 60000 7 @.stop
+
+run_case classes-dumps 120 0 quit_spaced check_bin \
+    -Xmx64m "$A=heap=all,format=b,file=@.hprof" $CP StressDemo classes 2 60000 0 @.stop
+
+run_case classes-dumps-a 120 0 quit_spaced check_dump_txt \
+    -Xmx64m "$A=heap=dump,format=a,file=@.txt" $CP StressDemo classes 2 60000 0 @.stop
+
+# a front end sending FORCE GC over and over, then EXIT
+forcegc_action() { :; }
+if [ -n "${STRESS_CASES:-}" ] && ! [[ forcegc-flood =~ $STRESS_CASES ]]; then
+    :
+elif [ -n "$CTL" ] && [ -x "$CTL" ]; then
+    for ((k = 0; k < FLOOD; k++)); do echo gc; done >flood.cmds
+    echo exit >>flood.cmds
+    forcegc_check() {
+        wait "$CPID" 2>/dev/null
+        verify_bin "$R.recv.hprof"
+    }
+    for jdk in $FOUND_JDKS; do
+        v=$(jdk_version "$jdk")
+        ok=0 frozen=0 bad=0
+        for ((i = 1; i <= RUNS; i++)); do
+            R=forcegc-flood-$v-$i
+            rm -f "$R".*
+            "$CTL" listen 0 --port-file "$R.port" --script flood.cmds --agents 1 \
+                --out "$R.recv.hprof" >"$R.ctl.out" 2>"$R.ctl.err" &
+            CPID=$!
+            for ((w = 0; w < 50; w++)); do [ -s "$R.port" ] && break; sleep 0.1; done
+            srun "$R" 120 0 forcegc_action "$jdk" -Xmx32m \
+                "$A=net=localhost:$(cat "$R.port"),heap=sites,format=b,cpu=samples,interval=1" \
+                $CP StressDemo churn 3 120000 0
+            [ "$RESULT" = ok ] && forcegc_check
+            kill "$CPID" 2>/dev/null
+            wait "$CPID" 2>/dev/null
+            case $RESULT in
+            ok) ok=$((ok + 1)); rm -f "$R".* ;;
+            frozen) frozen=$((frozen + 1)); echo "FAIL [forcegc-flood JDK $v run $i]: frozen: $WHY" >&2 ;;
+            *) bad=$((bad + 1)); echo "FAIL [forcegc-flood JDK $v run $i]: $WHY" >&2 ;;
+            esac
+        done
+        case_report forcegc-flood "$v" "$RUNS" "$ok" "$frozen" "$bad"
+    done
+else
+    echo "FAIL: no hprof-ctl given: the forcegc-flood case cannot run" >&2
+    FAILED=$((FAILED + 1))
+fi
+
+stress_end

@@ -5,7 +5,8 @@
 #  - many threads starting and ending while others allocate: no crash or
 #    hang, exact counts, one THREAD START and one THREAD END per thread;
 #  - classes defined by custom class loaders, used, then unloaded: exact
-#    counts of their instances, live 0, UNLOAD CLASS records in binary;
+#    counts of their instances, live 0, UNLOAD CLASS records in binary, no
+#    CLASS DUMP of them in the exit heap dump;
 #  - System.exit from another thread while workers allocate: the exit status
 #    the program chose, a complete output (SITES END last, verify clean),
 #    exact counts of what was allocated before.
@@ -81,6 +82,15 @@ for JDK in $FOUND_JDKS; do
     NU=$(awk '/^UNLOAD CLASS/ {print $3}' unb$V.info)
     [ "${NU:-0}" -ge $L ] || fail "unb$V.hprof: ${NU:-0} UNLOAD CLASS records, expected at least $L (one per Victim class): $(tr '\n' ';' <unb$V.info)"
     echo "   ok: ${NU:-0} UNLOAD CLASS records"
+    # the exit heap dump holds no class that was unloaded before it (it
+    # once kept a CLASS DUMP of each, written after its UNLOAD CLASS)
+    jrun und$V 0 no "$A=heap=dump,format=b,file=$WORK/und$V.hprof" -cp classes UnloadDemo $L $NV
+    "$HPROF" verify und$V.hprof >und$V.verify 2>&1 || fail "hprof verify und$V.hprof: $(tail -5 und$V.verify)"
+    "$HPROF" print und$V.hprof >und$V.txt || fail "hprof print und$V.hprof failed"
+    NCD=$(grep -c '^CLS .*name=UnloadDemo\$Victim,' und$V.txt || true)
+    expect_eq "und$V.hprof: CLASS DUMPs of the unloaded Victim classes" 0 "$NCD"
+    grep -q '^CLS .*name=UnloadDemo,' und$V.txt || fail "und$V.hprof: no CLASS DUMP of UnloadDemo itself (still loaded)"
+    echo "   ok: the exit heap dump holds no unloaded class"
 
     step "System.exit($ES) from another thread while workers allocate"
     for fmt in a b; do

@@ -6,7 +6,7 @@
  * Owns g_hp, the agent's only global. Lock order and tag layout: agent.h.
  * The allocation callback (SampledObjectAlloc with interval 0: every
  * allocation) is the hot path: one GetStackTrace, one GetTag, a lookup in a
- * per-thread cache, four atomic adds and one SetTag; locks only on a miss.
+ * per-thread cache, two atomic adds and one SetTag; locks only on a miss.
  */
 #include "agent.h"
 

@@ -2,13 +2,14 @@
 # Installs what building and testing need, on a fresh Debian machine: the
 # CUnit and zlib headers, pkg-config, clang with its runtime (ASan/libFuzzer)
 # and Debian's VisualVM (its heap library is the independent reader the
-# integration tests open our files with), and python3 (the text heap dump
-# checker). Only missing packages are installed; `apt-get update` runs once,
-# and only when something is missing.
+# integration tests open our files with), python3 (the text heap dump
+# checker) and gdb (the stress suite saves a frozen JVM's stacks with it).
+# Only missing packages are installed; `apt-get update` runs once, and only
+# when something is missing.
 set -euo pipefail
 
 need=()
-for pkg in libcunit1-dev zlib1g-dev pkg-config clang libclang-rt-14-dev visualvm python3; do
+for pkg in libcunit1-dev zlib1g-dev pkg-config clang libclang-rt-14-dev visualvm python3 gdb; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if [ ${#need[@]} -eq 0 ]; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test from scratch: installs missing packages, then
 #  1. a normal build (-Wall -Wextra -Werror) and every ctest test (unit + integration),
+#     then the stress suite (tests/stress/, STRESS_TIER=quick, or long),
 #  2. an ASan+UBSan build, the unit tests and the tools' integration tests
 #     (hprof, hprof-ctl) under it,
 #  3. a libFuzzer build and short fuzz runs of the reader and verifier, the
@@ -20,6 +21,22 @@ cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build/test -j"$jobs"
 (cd build/test && ctest --output-on-failure -j"$jobs")
 n_main=$(cd build/test && ctest -N | sed -n 's/^Total Tests: //p')
+
+echo "== stress (${STRESS_TIER:-quick} tier): real JVMs that once froze, each case several runs per JDK"
+n_stress=0
+for st in tests/stress/stress_*.sh; do
+    [ "$(basename "$st")" = stress_lib.sh ] && continue
+    name=$(basename "$st" .sh)
+    log=build/test/$name.log
+    if ! bash "$st" "$root/build/test/tools/hprof" "$root" "$root/build/test/$name.work" \
+        "$root/build/test/agent/libhprof.so" "$root/build/test/tools/hprof-ctl" 2>&1 | tee "$log"; then
+        echo "stress: $name failed (its log: $log)" >&2
+        exit 1
+    fi
+    n=$(sed -n 's/^\([0-9][0-9]*\) passed, 0 failed$/\1/p' "$log" | tail -1)
+    [ -n "$n" ] || { echo "stress: $name printed no result line" >&2; exit 1; }
+    n_stress=$((n_stress + n))
+done
 
 echo "== 2/3: unit tests, and the tools' integration tests (hprof, hprof-ctl), under ASan + UBSan"
 rm -rf build/asan
@@ -55,5 +72,5 @@ mkdir -p "$work/cmd"
 build/fuzz/tests/fuzz/fuzz_cmd -max_total_time=10 -artifact_prefix="$work/" "$work/cmd" 2>&1 | tail -n 2
 echo "fuzz: no crash in 10 s (net= command codec)"
 
-echo "== all tests passed: $n_main built normally, $n_asan under ASan+UBSan, 3 fuzz runs"
-echo "$((n_main + n_asan + 3)) passed, 0 failed"
+echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan, 3 fuzz runs"
+echo "$((n_main + n_stress + n_asan + 3)) passed, 0 failed"

@@ -121,10 +121,16 @@ for mode in sites dump all; do
     done
 done
 
-run_case gc-flood-sites 90 0 no_action check_sites_cpu_txt \
-    -Xmx32m "$A=heap=sites,cpu=samples,interval=1,file=@.txt" $CP StressDemo gc 3 2000 0
-run_case gc-flood-all-b 90 0 no_action check_bin \
-    -Xmx32m "$A=heap=all,format=b,cpu=samples,interval=1,file=@.hprof" $CP StressDemo gc 3 2000 0
+# quick: two modes; long: every heap mode, text and binary
+if [ "${STRESS_TIER:-quick}" = long ]; then FLOODS="sites-a sites-b dump-a dump-b all-a all-b"; else FLOODS="sites-a all-b"; fi
+for mf in $FLOODS; do
+    mode=${mf%-*} fmt=${mf#*-}
+    if [ $fmt = b ]; then out="file=@.hprof" chk=check_bin
+    elif [ $mode = dump ]; then out="file=@.txt" chk=check_dump_cpu_txt
+    else out="file=@.txt" chk=check_sites_cpu_txt; fi
+    run_case gc-flood-$mf 90 0 no_action $chk \
+        -Xmx32m "$A=heap=$mode,format=$fmt,cpu=samples,interval=1,$out" $CP StressDemo gc 3 2000 0
+done
 
 run_case jcmd-storm-sites 120 0 jcmd_storm check_sites_cpu_txt \
     -Xmx32m "$A=heap=sites,cpu=samples,interval=1,file=@.txt" $CP StressDemo churn 3 60000 0 @.stop

@@ -94,8 +94,9 @@ public class StressDemo {
                 case 1:
                     ring[k] = new int[(int) (n & 63)];
                     break;
-                default:
-                    ring[k] = new Cell(n, ring[(k + 1) & 4095]);
+                default: // a reference into the ring, never a chain (bounded)
+                    Object o = ring[(k + 1) & 4095];
+                    ring[k] = new Cell(n, o instanceof int[] ? o : null);
             }
             n++;
             if (!counted && n > 10000) {

@@ -130,7 +130,8 @@ verify_bin() {
 
 # check_text FILE SECTION...: a text output is complete: each SECTION
 # ("SITES", "CPU SAMPLES", "HEAP DUMP"...) appears, every "X BEGIN" line has
-# its "X END", and the file ends with an END line (sets RESULT/WHY)
+# its "X END", and the file ends with a whole END line (or THREAD START/END:
+# threads still come and go after the final dump) (sets RESULT/WHY)
 check_text() {
     local f=$1 sec nb ne last
     shift
@@ -144,9 +145,14 @@ check_text() {
             return
         fi
     done
+    # the last line is whole, and an END line or a thread's (threads still
+    # end after the final dump)
     last=$(tail -1 "$f")
+    if [ "$(tail -c 1 "$f" | od -An -c | tr -d ' ')" != '\n' ]; then
+        RESULT=bad; WHY="$f ends in the middle of a line (cut short)"; return
+    fi
     case $last in
-    *" END") ;;
+    *" END" | "THREAD START "* | "THREAD END "*) ;;
     *) RESULT=bad; WHY="$f ends with '$last', not an END line (cut short)" ;;
     esac
 }

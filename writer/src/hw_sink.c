@@ -128,14 +128,18 @@ static int hw_file_check(int fd, char *why, size_t whylen)
     return 0;
 }
 
-/* The reason an O_NOFOLLOW open failed: ELOOP is the final component being
- * a symbolic link (lstat says so), otherwise the errno text. */
-static int hw_file_open_fail(const char *path, int e, int *err, char *why, size_t whylen)
+/* The reason an O_NOFOLLOW open failed: the final component being a
+ * symbolic link (lstat says so) is reported as such, whatever the errno
+ * (ELOOP; EEXIST with O_EXCL; EACCES with O_CREAT on another user's link in
+ * a sticky directory), as ELOOP (EEXIST when the file had to be new: it
+ * exists); otherwise the errno text. */
+static int hw_file_open_fail(const char *path, int e, int isnew, int *err, char *why,
+                             size_t whylen)
 {
     struct stat st;
-    if ((e == ELOOP || e == EEXIST) && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
         if (err)
-            *err = e;
+            *err = isnew ? EEXIST : ELOOP;
         hw_file_why(why, whylen, "it is a symbolic link; refusing to write through it");
         return -1;
     }
@@ -169,7 +173,7 @@ int hw_file_create(const char *path, unsigned flags, int *err, char *why, size_t
             unlink(path) == 0)
             fd = open(path, base | O_CREAT | O_EXCL, 0600);
         if (fd < 0)
-            return hw_file_open_fail(path, errno, err, why, whylen);
+            return hw_file_open_fail(path, errno, 1, err, why, whylen);
         return fd;
     }
     /* No O_TRUNC: what is there is checked first (on the fd, so it is the
@@ -190,7 +194,7 @@ int hw_file_create(const char *path, unsigned flags, int *err, char *why, size_t
         fd = open(path, base);
     }
     if (fd < 0)
-        return hw_file_open_fail(path, errno, err, why, whylen);
+        return hw_file_open_fail(path, errno, 0, err, why, whylen);
     int e = hw_file_check(fd, why, whylen);
     int fl = e ? 0 : fcntl(fd, F_GETFL);
     if (!e && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)) {

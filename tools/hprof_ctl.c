@@ -557,7 +557,7 @@ typedef struct ctl_ctx {
     size_t nlines;
 
     /* state */
-    int lfd[HC_NET_MAX_LISTEN]; /* listening sockets, -1 when not open */
+    int lfd[HC_NET_MAX_LISTEN]; /* listening sockets: the first nlfd are open */
     int nlfd;
     unsigned port;
     ctl_conn **conns; /* connected agents */

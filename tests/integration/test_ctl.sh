@@ -592,8 +592,11 @@ cmp f.hprof stall.hprof || fail "the stalled agent's file differs from its strea
 can_connect() {
     timeout 5 bash -c "exec 3<>/dev/tcp/$1/$PORT" 2>/dev/null
 }
-EXT4=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+\.' | grep -v '^127\.' | head -1 || true)
-EXT6=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep ':' | grep -vi '^fe80' | head -1 || true)
+# the machine's other addresses (link-local IPv6 left out: it needs a scope)
+ADDRS=$({ hostname -I 2>/dev/null || ip -o addr show 2>/dev/null | awk '{ sub(/\/.*/, "", $4); print $4 }'; } |
+    tr ' ' '\n' | grep -v '^$' || true)
+EXT4=$(echo "$ADDRS" | grep -E '^[0-9]+\.' | grep -v '^127\.' | head -1 || true)
+EXT6=$(echo "$ADDRS" | grep ':' | grep -vi '^fe80' | grep -vx '::1' | head -1 || true)
 HAVE6=0
 grep -qE '^0{31}1 .* lo$' /proc/net/if_inet6 2>/dev/null && HAVE6=1
 
@@ -622,14 +625,20 @@ grep -q "warning: listening on" ctl.err && fail "a warning about exposure on loo
 cmp f.hprof lo.hprof || fail "lo.hprof differs from its stream"
 
 step "--any listens on every address, and says what that exposes"
-CTL_WHERE=--any start_ctl --out any.hprof --agents 1 --timeout 10
+exts="$EXT4 $EXT6"
+[ -n "$EXT4$EXT6" ] || exts=127.0.0.1
+CTL_WHERE=--any start_ctl --out any.hprof --agents "$(echo $exts | wc -w)" --timeout 10
 grep -q "warning: listening on every address of this machine: anyone who can reach port $PORT can connect as an agent .*no authentication" ctl.err ||
     fail "--any: no warning about what it exposes: $(cat ctl.err)"
-ext=${EXT4:-${EXT6:-127.0.0.1}}
-cat f.hprof >"/dev/tcp/$ext/$PORT" || fail "--any: no connection on $ext"
+k=0
+for ext in $exts; do
+    k=$((k + 1))
+    cat f.hprof >"/dev/tcp/$ext/$PORT" || fail "--any: no connection on $ext"
+    wait_line "[$k] disconnected"
+    echo "   $ext: accepted"
+done
 finish_ctl 0
 cmp f.hprof any.hprof || fail "--any: any.hprof differs from its stream"
-echo "   $ext: accepted"
 
 step "--bind ADDR: that address only; bad or conflicting choices are usage errors"
 CTL_WHERE="--bind 127.0.0.1" start_ctl --out bind.hprof --agents 1 --timeout 10

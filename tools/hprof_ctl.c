@@ -1323,6 +1323,7 @@ static void ctl_rec_end(ctl_ctx *x, ctl_conn *c)
 static const char *const ctl_text_sections[] = {
     "SITES BEGIN",   "CPU SAMPLES BEGIN", "CPU TIME",    "HEAP DUMP BEGIN", "MONITOR DUMP BEGIN",
     "MONITOR TIME BEGIN", "HEAP SUMMARY", "THREAD START", "THREAD END", "HPROF", "JAVA PROFILE",
+    "HEAP DUMP INCOMPLETE", /* a dump the agent could not finish: say so at once */
 };
 
 /* One complete line of a text stream. */

@@ -471,6 +471,14 @@ has "[1] HEAP SUMMARY"
 has "[1] CPU SAMPLES BEGIN (total = $total)"
 has "[1] disconnected: $(stat -c %s f.txt) bytes, $(wc -l <f.txt) lines"
 grep -qE '^\[1\] +[0-9]' ctl.out && fail "table rows of the text stream were shown"
+# a text dump the agent could not finish says so, and so does hprof-ctl
+sed -n '1,/^HEAP DUMP BEGIN/p' f.txt >cut.txt
+printf 'HEAP DUMP INCOMPLETE: writing the temporary file in /tmp failed: No space left on device; this section holds only the 0 objects (0 bytes) written before that\nHEAP DUMP END\n' >>cut.txt
+start_ctl --out cut.txt.out --timeout 10
+cat cut.txt >"/dev/tcp/127.0.0.1/$PORT"
+finish_ctl 0
+cmp cut.txt cut.txt.out || fail "the cut text stream was not written as is"
+has "[1] HEAP DUMP INCOMPLETE: writing the temporary file in /tmp failed: No space left on device;"
 
 step "in-band messages; a thread called 'HPROF ...' is no message; serials without an object id"
 # hand-made records, 8-byte ids: utf8 ID TEXT, start_thread SERIAL OBJ NAME-ID

@@ -7,7 +7,12 @@
 # verify` clean), later heap dumps split into complete FILE.N files, the lines
 # shown per record, the bytes of every command as hc_proto.h documents them,
 # several agents at once, garbage and cut streams, text streams, stdin, the
-# script directives, and exit codes 0/1/2/3.
+# script directives, exit codes 0/1/2/3; where it listens (by default
+# 127.0.0.1 and ::1 only, refused on the machine's other addresses; --any,
+# --bind); and its files (0600; links and files planted by another user at
+# FILE, FILE.2 and the port file's temporary name refused, their targets
+# untouched; a stale FILE.2 of ours replaced). The file checks need root
+# (CI runs as root) to act as nobody.
 set -euo pipefail
 
 if [ $# -lt 4 ]; then

@@ -1110,7 +1110,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
      * END, VisualVM opens dump #0): the first goes into the output, each
      * later one into a complete file of its own, <output>.<n> (with net=
      * every dump goes down the socket: the front end splits them; hprof-ctl
-     * writes <file>.<n>). Text: every
+     * writes <file>.<n>; so it does into a FIFO or /dev/null). Text: every
      * dump is a section of the one text file, written in binary into a
      * temporary file first (the walk's callbacks can take no lock, so they
      * cannot write into the shared text output) and rendered once complete */
@@ -1120,7 +1120,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         if (afd < 0 || !(st.mw = hd_tmp_writer(afd, st.idsz)))
             goto done;
         hd_prelude(&st, thr, nthr, 0); /* the traces are printed by out.c */
-    } else if (nth == 1 || g_hp.net_fd >= 0) {
+    } else if (nth == 1 || g_hp.net_fd >= 0 || out_dump_streamed()) {
         st.o = out_dump_begin();
         if (!st.o)
             goto done; /* the output is closed: nothing to do */

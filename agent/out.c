@@ -934,6 +934,16 @@ hw_writer *out_dump_writer(hp_out *o)
     return o->w;
 }
 
+int out_dump_streamed(void)
+{
+    hp_out *o = out_begin();
+    if (!o)
+        return 0;
+    int r = o->w && !hw_writer_can_patch(o->w);
+    out_end();
+    return r;
+}
+
 void out_dump_utf8(hp_out *o, uint32_t id)
 {
     if (o->w)

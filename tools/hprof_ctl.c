@@ -2483,6 +2483,22 @@ static int ctl_parse_args(ctl_ctx *x, int argc, char **argv)
     return CTL_EXIT_OK;
 }
 
+/* True when `addr` (NULL: the default) is a loopback address: 127.0.0.0/8,
+ * ::1, ::ffff:127.x.y.z. Only the machine's own users can connect there. */
+static int ctl_is_loopback(const char *addr)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    if (!addr)
+        return 1;
+    if (hc_net_parse_addr(addr, 0, &ss, &sl) != 0) /* "*" */
+        return 0;
+    if (ss.ss_family == AF_INET)
+        return (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
+    const struct in6_addr *a = &((struct sockaddr_in6 *)&ss)->sin6_addr;
+    return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+}
+
 static void ctl_free(ctl_ctx *x)
 {
     for (size_t i = 0; i < x->nlines; i++)
@@ -2546,7 +2562,7 @@ int main(int argc, char **argv)
         printf("hprof-ctl: on the loopback addresses only: 127.0.0.1%s (--any for other "
                "machines)\n", n > 1 ? " and [::1]" : " (this machine has no IPv6 loopback)");
     fflush(stdout);
-    if (x.bind) /* said on stderr: not what a script waits for, but what a person must see */
+    if (!ctl_is_loopback(x.bind)) /* on stderr: not for scripts, for the person */
         ctl_err("warning: listening on %s: anyone who can reach port %u can connect as an "
                 "agent and have what it sends written to %s (there is no authentication)",
                 strcmp(x.bind, "*") ? x.bind : "every address of this machine", x.port, x.out);

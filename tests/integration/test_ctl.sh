@@ -662,6 +662,17 @@ done
 cat f.hprof >"/dev/tcp/127.0.0.1/$PORT"
 finish_ctl 0
 cmp f.hprof bind.hprof || fail "--bind: bind.hprof differs from its stream"
+grep -q "warning: listening on" ctl.err && fail "--bind 127.0.0.1 (loopback) warned: $(cat ctl.err)"
+if [ -n "$EXT4" ]; then
+    CTL_WHERE="--bind $EXT4" start_ctl --out bind4.hprof --agents 1 --timeout 10
+    grep -qF "warning: listening on $EXT4: anyone who can reach port $PORT can connect as an agent" ctl.err ||
+        fail "--bind $EXT4: no warning about what it exposes: $(cat ctl.err)"
+    if can_connect 127.0.0.1; then fail "--bind $EXT4 accepted 127.0.0.1"; fi
+    cat f.hprof >"/dev/tcp/$EXT4/$PORT" || fail "--bind $EXT4: no connection there"
+    finish_ctl 0
+    cmp f.hprof bind4.hprof || fail "--bind $EXT4: bind4.hprof differs from its stream"
+    echo "   --bind $EXT4: accepted there only, with a warning"
+fi
 usage listen 0 --any --loopback
 usage listen 0 --bind 127.0.0.1 --any
 usage listen 0 --bind nowhere

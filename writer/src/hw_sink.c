@@ -98,8 +98,41 @@ static int hw_file_fail(int e, int *err, char *why, size_t whylen)
     return -1;
 }
 
-/* The fd is what may be written: a regular file of ours with one link, a
- * FIFO of ours, a character device. 0, or an errno value with the reason. */
+/* Why what `st` describes may not be written (0: it may): a regular file
+ * of ours with one link, a FIFO of ours, a character device may. Returns
+ * the errno value, with the reason in why. */
+static int hw_file_refuse(const struct stat *st, char *why, size_t whylen)
+{
+    if (S_ISLNK(st->st_mode)) {
+        hw_file_why(why, whylen, "it is a symbolic link; refusing to write through it");
+        return ELOOP;
+    }
+    if (S_ISCHR(st->st_mode))
+        return 0;
+    if (!S_ISREG(st->st_mode) && !S_ISFIFO(st->st_mode)) {
+        hw_file_why(why, whylen, "it is not a regular file, a FIFO or a character device; "
+                                 "refusing to write to it");
+        return EINVAL;
+    }
+    if (st->st_uid != geteuid()) {
+        if (S_ISFIFO(st->st_mode))
+            hw_file_why(why, whylen,
+                        "it is a FIFO owned by another user (uid %lu); refusing to write to it",
+                        (unsigned long)st->st_uid);
+        else
+            hw_file_why(why, whylen, "it is owned by another user (uid %lu); refusing to overwrite it",
+                        (unsigned long)st->st_uid);
+        return EPERM;
+    }
+    if (S_ISREG(st->st_mode) && st->st_nlink != 1) {
+        hw_file_why(why, whylen, "it has %lu hard links; refusing to overwrite it",
+                    (unsigned long)st->st_nlink);
+        return EMLINK;
+    }
+    return 0;
+}
+
+/* hw_file_refuse of the open fd: the very file that would be written. */
 static int hw_file_check(int fd, char *why, size_t whylen)
 {
     struct stat st;
@@ -108,39 +141,23 @@ static int hw_file_check(int fd, char *why, size_t whylen)
         hw_file_why(why, whylen, "%s", strerror(e));
         return e;
     }
-    if (S_ISCHR(st.st_mode))
-        return 0;
-    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
-        hw_file_why(why, whylen, "it is not a regular file, a FIFO or a character device; "
-                                 "refusing to write to it");
-        return EINVAL;
-    }
-    if (st.st_uid != geteuid()) {
-        hw_file_why(why, whylen, "it is owned by another user (uid %lu); refusing to overwrite it",
-                    (unsigned long)st.st_uid);
-        return EPERM;
-    }
-    if (S_ISREG(st.st_mode) && st.st_nlink != 1) {
-        hw_file_why(why, whylen, "it has %lu hard links; refusing to overwrite it",
-                    (unsigned long)st.st_nlink);
-        return EMLINK;
-    }
-    return 0;
+    return hw_file_refuse(&st, why, whylen);
 }
 
-/* The reason an O_NOFOLLOW open failed: the final component being a
- * symbolic link (lstat says so) is reported as such, whatever the errno
- * (ELOOP; EEXIST with O_EXCL; EACCES with O_CREAT on another user's link in
- * a sticky directory), as ELOOP (EEXIST when the file had to be new: it
- * exists); otherwise the errno text. */
+/* The reason an open (O_NOFOLLOW) failed. When what is at the path would be
+ * refused anyway (a symbolic link, another user's file or FIFO), that is
+ * the reason, whatever the errno: ELOOP; EEXIST with O_EXCL; EACCES from
+ * the kernel's own protections in sticky directories (fs.protected_*).
+ * The errno is then ELOOP or EPERM, or EEXIST when the file had to be new
+ * (`isnew`: it exists); otherwise the errno text. */
 static int hw_file_open_fail(const char *path, int e, int isnew, int *err, char *why,
                              size_t whylen)
 {
     struct stat st;
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+    int r = lstat(path, &st) == 0 ? hw_file_refuse(&st, why, whylen) : 0;
+    if (r == ELOOP || r == EPERM) {
         if (err)
-            *err = isnew ? EEXIST : ELOOP;
-        hw_file_why(why, whylen, "it is a symbolic link; refusing to write through it");
+            *err = isnew ? EEXIST : r;
         return -1;
     }
     if (e == EEXIST) {
@@ -183,12 +200,9 @@ int hw_file_create(const char *path, unsigned flags, int *err, char *why, size_t
     if (fd < 0 && errno == ENXIO) {
         /* a FIFO without a reader yet: wait for one only if it is ours */
         struct stat st;
-        if (lstat(path, &st) == 0 && S_ISFIFO(st.st_mode) && st.st_uid != geteuid()) {
+        if (lstat(path, &st) == 0 && S_ISFIFO(st.st_mode) && hw_file_refuse(&st, why, whylen)) {
             if (err)
                 *err = EPERM;
-            hw_file_why(why, whylen,
-                        "it is a FIFO owned by another user (uid %lu); refusing to write to it",
-                        (unsigned long)st.st_uid);
             return -1;
         }
         fd = open(path, base);

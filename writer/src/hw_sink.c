@@ -145,17 +145,17 @@ static int hw_file_check(int fd, char *why, size_t whylen)
 }
 
 /* The reason an open (O_NOFOLLOW) failed. When what is at the path would be
- * refused anyway (a symbolic link, another user's file or FIFO), that is
- * the reason, whatever the errno: ELOOP; EEXIST with O_EXCL; EACCES from
- * the kernel's own protections in sticky directories (fs.protected_*).
- * The errno is then ELOOP or EPERM, or EEXIST when the file had to be new
- * (`isnew`: it exists); otherwise the errno text. */
+ * refused anyway (a symbolic link, another user's file or FIFO, a socket),
+ * that is the reason, whatever the errno (ELOOP; EEXIST with O_EXCL; EACCES
+ * from the kernel's own protections in sticky directories, fs.protected_*;
+ * ENXIO for a socket), with hw_file_refuse's errno, or EEXIST when the file
+ * had to be new (`isnew`: it exists); otherwise the errno text. */
 static int hw_file_open_fail(const char *path, int e, int isnew, int *err, char *why,
                              size_t whylen)
 {
     struct stat st;
     int r = lstat(path, &st) == 0 ? hw_file_refuse(&st, why, whylen) : 0;
-    if (r == ELOOP || r == EPERM) {
+    if (r) {
         if (err)
             *err = isnew ? EEXIST : r;
         return -1;

@@ -149,12 +149,13 @@ static int hw_file_check(int fd, char *why, size_t whylen)
  * that is the reason, whatever the errno (ELOOP; EEXIST with O_EXCL; EACCES
  * from the kernel's own protections in sticky directories, fs.protected_*;
  * ENXIO for a socket), with hw_file_refuse's errno, or EEXIST when the file
- * had to be new (`isnew`: it exists); otherwise the errno text. */
+ * had to be new (`isnew`: it exists); otherwise (a directory: EISDIR) the
+ * errno text. */
 static int hw_file_open_fail(const char *path, int e, int isnew, int *err, char *why,
                              size_t whylen)
 {
     struct stat st;
-    int r = lstat(path, &st) == 0 ? hw_file_refuse(&st, why, whylen) : 0;
+    int r = lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) ? hw_file_refuse(&st, why, whylen) : 0;
     if (r) {
         if (err)
             *err = isnew ? EEXIST : r;

@@ -11,7 +11,7 @@
  *  - an existing regular file of ours is truncated and keeps its mode; one
  *    with a second hard link is refused (EMLINK), so is another user's
  *    (EPERM; needs root to make one), and neither is changed;
- *  - /dev/null (a character device) is accepted;
+ *  - /dev/null (a character device) is accepted, a socket refused (EINVAL);
  *  - a FIFO of another user without a reader is refused at once (no open
  *    that blocks until someone reads);
  *  - HW_FILE_NEW refuses any existing file (EEXIST); HW_FILE_FRESH replaces
@@ -27,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #define NOBODY_UID 65534u
@@ -204,6 +206,19 @@ static void test_devices_and_fifos(void)
         CU_ASSERT_EQUAL(write(fd, "x", 1), 1);
         close(fd);
     }
+    /* a socket: no file at all */
+    char sock[128];
+    path_in(sock, sizeof sock, "sock.hprof");
+    int sfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+    CU_ASSERT_FATAL(sfd >= 0 && bind(sfd, (struct sockaddr *)&sa, sizeof sa) == 0);
+    fd = hw_file_create(sock, 0, &err, why, sizeof why);
+    CU_ASSERT_EQUAL(fd, -1);
+    CU_ASSERT_EQUAL(err, EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "not a regular file"));
+    close(sfd);
+    unlink(sock);
     if (geteuid() != 0) {
         printf("\n  (not root: another user's FIFO not tested)\n");
         return;
@@ -243,7 +258,7 @@ static int add_suites(void)
         !CU_add_test(s, "a symbolic link is refused, its target untouched", test_symlink_refused) ||
         !CU_add_test(s, "overwrite: ours yes; hard-linked, other user's, existing (NEW) no",
                      test_overwrite_rules) ||
-        !CU_add_test(s, "/dev/null yes; another user's FIFO refused without blocking",
+        !CU_add_test(s, "/dev/null yes; a socket, another user's FIFO (without blocking) no",
                      test_devices_and_fifos))
         return -1;
     return 0;

@@ -207,18 +207,17 @@ static void test_devices_and_fifos(void)
         close(fd);
     }
     /* a socket: no file at all */
-    char sock[128];
-    path_in(sock, sizeof sock, "sock.hprof");
-    int sfd = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+    char *sock = sa.sun_path; /* g_dir is short: the path fits */
+    path_in(sock, sizeof sa.sun_path, "sock.hprof");
+    int sfd = socket(AF_UNIX, SOCK_STREAM, 0);
     CU_ASSERT_FATAL(sfd >= 0 && bind(sfd, (struct sockaddr *)&sa, sizeof sa) == 0);
     fd = hw_file_create(sock, 0, &err, why, sizeof why);
     CU_ASSERT_EQUAL(fd, -1);
     CU_ASSERT_EQUAL(err, EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "not a regular file"));
-    close(sfd);
     unlink(sock);
+    close(sfd);
     if (geteuid() != 0) {
         printf("\n  (not root: another user's FIFO not tested)\n");
         return;

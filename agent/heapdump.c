@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -821,23 +822,46 @@ static void hd_prelude(hd_state *st, const hd_thread *thr, uint32_t nthr, int tr
             hd_trace_once(st->mw, seen, frames, hd_site_trace(i));
 }
 
-/* A temporary file next to the output, `<output><suffix>.<pid>`, unlinked
- * at once (nothing is left behind, whatever happens). Returns its fd, or -1
- * after an HPROF ERROR. */
-static int hd_tmpfile(const char *suffix)
+#define HD_CUT_MAX 256
+
+/* Keeps the first reason a text dump is incomplete (later ones follow from
+ * it) in cut[HD_CUT_MAX]. */
+static void hd_cut(char *cut, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void hd_cut(char *cut, const char *fmt, ...)
 {
-    char path[sizeof g_hp.outname + 32];
-    int fd;
-    if (g_hp.net_fd >= 0) { /* no output file to put it beside */
-        const char *dir = getenv("TMPDIR");
-        snprintf(path, sizeof path, "%s/hprof%s.XXXXXX", dir && *dir ? dir : "/tmp", suffix);
-        fd = mkostemp(path, O_CLOEXEC); /* a shared /tmp: a name nobody has */
-    } else {
-        snprintf(path, sizeof path, "%s%s.%ld", g_hp.outname, suffix, (long)getpid());
-        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (cut[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cut, HD_CUT_MAX, fmt, ap);
+    va_end(ap);
+}
+
+static const char *hd_tmpdir(void)
+{
+    const char *dir = getenv("TMPDIR");
+    return dir && *dir ? dir : "/tmp";
+}
+
+/* A temporary file of a heap dump: in $TMPDIR (else /tmp), under a name
+ * nobody can guess (mkostemp: O_EXCL, mode 0600), unlinked at once, so
+ * nothing is left behind whatever happens, and nobody who can write into
+ * the output's directory (or the output itself, /dev/null) can make the
+ * dump fail or read it. Returns its fd, or -1 after an HPROF ERROR. */
+static int hd_tmpfile(void)
+{
+    const char *dir = hd_tmpdir();
+    char path[4096];
+    int n = snprintf(path, sizeof path, "%s/hprof-heapdump.XXXXXX", dir);
+    if (n < 0 || (size_t)n >= sizeof path) {
+        hp_error("heap dump: cannot create a temporary file in %s: the name is too long "
+                 "(set TMPDIR to another directory)", dir);
+        return -1;
     }
+    int fd = mkostemp(path, O_CLOEXEC);
     if (fd < 0) {
-        hp_error("heap dump: cannot create the temporary file %s: %s", path, strerror(errno));
+        hp_error("heap dump: cannot create a temporary file in %s: %s (set TMPDIR to a "
+                 "writable directory with room for the dump)", dir, strerror(errno));
         return -1;
     }
     unlink(path);
@@ -866,8 +890,11 @@ static hw_writer *hd_tmp_writer(int fd, unsigned idsz)
  * file like every section's (out.c's written marks). Sites are counted
  * after the walk, so every site an object names is among them. The output
  * stays locked until the section is complete, so no other line falls
- * inside it. Returns 0, or -1 after an HPROF ERROR. */
-static int hd_render_text(int fd, const hd_thread *thr, uint32_t nthr)
+ * inside it. `cut` (NULL: the dump is complete) says why the temporary
+ * file holds less than the whole heap: the section then says so in a line
+ * HEAP DUMP INCOMPLETE before its END, so that nobody reads a cut dump as
+ * a small heap. Returns 0, or -1 after an HPROF ERROR. */
+static int hd_render_text(int fd, const hd_thread *thr, uint32_t nthr, const char *cut)
 {
     hp_out *o = out_dump_begin();
     if (!o)
@@ -888,7 +915,7 @@ static int hd_render_text(int fd, const hd_thread *thr, uint32_t nthr)
     FILE *f = out_dump_text(o);
     if (f) {
         char msg[256];
-        int pe = print_heap_dumps(src, f, 0, msg, sizeof msg);
+        int pe = print_heap_dumps_cut(src, f, 0, cut, msg, sizeof msg);
         int oe = out_dump_text_close(o, f); /* a write error is reported by out.c */
         if (pe && !oe)
             hp_error("heap dump: the text of the dump is incomplete: %s", msg);
@@ -1205,6 +1232,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     hl_init(&st.late);
     uint32_t *loaded = NULL;
     int rc = -1, tfd = -1, afd = -1, walked = 0;
+    char cut[HD_CUT_MAX] = ""; /* why the dump is incomplete: the first reason */
     hd_thread *thr = NULL;
     uint32_t nthr = 0;
     char fpath[sizeof g_hp.outname + 16];
@@ -1260,17 +1288,17 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
      * END, VisualVM opens dump #0): the first goes into the output, each
      * later one into a complete file of its own, <output>.<n> (with net=
      * every dump goes down the socket: the front end splits them; hprof-ctl
-     * writes <file>.<n>). Text: every
+     * writes <file>.<n>; so it does into a FIFO or /dev/null). Text: every
      * dump is a section of the one text file, written in binary into a
      * temporary file first (the walk's callbacks can take no lock, so they
      * cannot write into the shared text output) and rendered once complete */
     uint32_t nth = ++g_hp.heap_dumps;
     if (text) {
-        afd = hd_tmpfile(".HEAP.TMP");
+        afd = hd_tmpfile();
         if (afd < 0 || !(st.mw = hd_tmp_writer(afd, st.idsz)))
             goto done;
         hd_prelude(&st, thr, nthr, 0); /* the traces are printed by out.c */
-    } else if (nth == 1 || g_hp.net_fd >= 0) {
+    } else if (nth == 1 || g_hp.net_fd >= 0 || out_dump_streamed()) {
         st.o = out_dump_begin();
         if (!st.o)
             goto done; /* the output is closed: nothing to do */
@@ -1294,12 +1322,18 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     } else {
         snprintf(fpath, sizeof fpath, "%s.%u", g_hp.outname, nth);
         int err = 0;
-        hw_sink *sink = hw_sink_file(fpath, &err);
+        char why[256];
+        /* the output's rules (out.c): force=n never overwrites anything */
+        hw_sink *sink = hw_sink_file_ex(fpath, g_hp.o.force ? 0 : HW_FILE_NEW, &err, why, sizeof why);
+        if (!sink) {
+            hp_error("heap dump: cannot create %s: %s", fpath, why);
+            goto done;
+        }
         hw_options fo;
         hw_options_init(&fo);
         fo.id_size = st.idsz;
         fo.io_thread = 1;
-        st.mw = sink ? hw_writer_open(sink, &fo, &err) : NULL;
+        st.mw = hw_writer_open(sink, &fo, &err);
         if (!st.mw) {
             hp_error("heap dump: cannot create %s: %s", fpath, strerror(err));
             goto done;
@@ -1330,7 +1364,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         cd = NULL;
         st.tw = st.mw;
     } else {
-        tfd = hd_tmpfile(".TMP");
+        tfd = hd_tmpfile();
         if (tfd < 0 || !(st.tw = hd_tmp_writer(tfd, st.idsz))) {
             hw_heap_end(st.mw); /* an empty dump: the output goes on */
             goto end_output;
@@ -1372,11 +1406,14 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         char msg[256] = "";
         te = hw_writer_close(st.tw, msg, sizeof msg);
         st.tw = NULL;
-        if (te)
-            hp_error("heap dump: writing its temporary file next to %s failed: %s; the dump is "
-                     "incomplete", g_hp.outname, msg);
-        else if ((te = hd_copy_segments(&st, tfd)) != 0)
+        if (te) {
+            hp_error("heap dump: writing its temporary file in %s failed: %s; the dump is "
+                     "incomplete", hd_tmpdir(), msg);
+            hd_cut(cut, "writing the temporary file in %s failed: %s", hd_tmpdir(), strerror(te));
+        } else if ((te = hd_copy_segments(&st, tfd)) != 0) {
             hp_error("heap dump: copying the temporary file failed: %s", strerror(te));
+            hd_cut(cut, "copying the temporary file failed: %s", strerror(te));
+        }
     }
     if (e == JVMTI_ERROR_NONE)
         hd_late_write(&st, env);
@@ -1387,6 +1424,12 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         hp_error("heap dump: the JVM reported the heap in an unexpected order; the dump is incomplete");
     else if (st.err)
         hp_error("heap dump: out of memory; the dump is incomplete");
+    if (st.err)
+        hd_cut(cut, "%s", st.err == EFBIG    ? "more than 2^31 objects do not fit 4-byte ids"
+                          : st.err == EPROTO ? "the JVM reported the heap in an unexpected order"
+                                             : "out of memory");
+    if (e != JVMTI_ERROR_NONE)
+        hd_cut(cut, "the JVM's heap walk (FollowReferences) failed with JVMTI error %d", (int)e);
     rc = (e == JVMTI_ERROR_NONE && !st.err && !te) ? 0 : -1;
     goto end_output;
 oom_output:
@@ -1401,15 +1444,17 @@ end_output:
             tfd = -1;
         }
         char amsg[256] = "";
-        if (hw_writer_close(st.mw, amsg, sizeof amsg)) {
-            hp_error("heap dump: writing its temporary file next to %s failed: %s; the dump is "
-                     "incomplete", g_hp.outname, amsg);
+        int ae = hw_writer_close(st.mw, amsg, sizeof amsg);
+        if (ae) {
+            hp_error("heap dump: writing its temporary file in %s failed: %s; the dump is "
+                     "incomplete", hd_tmpdir(), amsg);
+            hd_cut(cut, "writing the temporary file in %s failed: %s", hd_tmpdir(), strerror(ae));
             rc = -1;
         }
         st.mw = NULL;
         /* what the temporary file holds (all of it, or a prefix after an
-         * error, which the text closes with HEAP DUMP END) */
-        if (walked && hd_render_text(afd, thr, nthr) != 0)
+         * error, which the text says, then closes with HEAP DUMP END) */
+        if (walked && hd_render_text(afd, thr, nthr, cut[0] ? cut : NULL) != 0)
             rc = -1;
     } else if (st.mw) {
         char fmsg[256] = "";

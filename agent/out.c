@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "hprof/hprof_format.h"
@@ -187,7 +189,8 @@ static const char out_legend[] =
     "      not known). `sz` counts bytes as `hprof histo` does (a header of\n"
     "      two 8-byte ids, 4 more for an array's length, the data, rounded\n"
     "      up to 8), not the JVM's layout. Primitive values are not shown:\n"
-    "      format=b has them.\n"
+    "      format=b has them. A dump the agent could not finish (a full\n"
+    "      disk) says so in a line HEAP DUMP INCOMPLETE: <why> before its END.\n"
     "\n"
     "  CPU SAMPLES, CPU TIME and MONITOR TIME cover the time since the\n"
     "  previous dump; SITES are cumulative; each HEAP DUMP shows the heap\n"
@@ -225,6 +228,50 @@ static void out_report_writer(hp_out *o)
     }
 }
 
+/* force=n's existence test: a dangling symbolic link exists too (stat(2)
+ * would say it does not, and creating the file would create its target). */
+static int out_exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 || errno != ENOENT;
+}
+
+/* The output file (g_hp.outname), opened by hw_file_create's rules
+ * (hw_writer.h): mode 0600, never through a symbolic link, never another
+ * user's file or a hard-linked one truncated. force=y (the default)
+ * overwrites a regular file of ours, as the original did. force=n only ever
+ * creates a new file (O_EXCL): when the name chosen at start-up is taken
+ * meanwhile, or is a dangling link, the next free name is used. NULL after
+ * an HPROF ERROR. */
+static hw_sink *out_open_file(void)
+{
+    char why[256];
+    int err = 0;
+    if (g_hp.o.force) {
+        hw_sink *s = hw_sink_file_ex(g_hp.outname, 0, &err, why, sizeof why);
+        if (!s)
+            hp_error("cannot create the profile file %s: %s", g_hp.outname, why);
+        return s;
+    }
+    for (int tries = 0;; tries++) {
+        hw_sink *s = hw_sink_file_ex(g_hp.outname, HW_FILE_NEW, &err, why, sizeof why);
+        if (s)
+            return s;
+        if (err != EEXIST || tries == 16)
+            break;
+        char taken[sizeof g_hp.outname];
+        memcpy(taken, g_hp.outname, sizeof taken);
+        if (opts_output_name(&g_hp.o, (long)getpid(), out_exists, g_hp.outname,
+                             sizeof g_hp.outname) != 0) {
+            hp_error("force=n: %s exists (%s) and no free name was found beside it", taken, why);
+            return NULL;
+        }
+        hp_info("HPROF: force=n: %s exists (%s); writing %s\n", taken, why, g_hp.outname);
+    }
+    hp_error("cannot create the profile file %s: %s", g_hp.outname, why);
+    return NULL;
+}
+
 int out_open(void)
 {
     hp_out *o = calloc(1, sizeof *o);
@@ -236,10 +283,10 @@ int out_open(void)
     int err = 0;
     /* net=: the socket is the listener's (it closes it after the final
      * output, see listener.h); a dead peer latches EPIPE in the writer */
-    hw_sink *sink = g_hp.net_fd >= 0 ? hw_sink_fd(g_hp.net_fd, 0) : hw_sink_file(g_hp.outname, &err);
+    hw_sink *sink = g_hp.net_fd >= 0 ? hw_sink_fd(g_hp.net_fd, 0) : out_open_file();
     if (!sink) {
-        hp_error("cannot create the profile file %s: %s", g_hp.outname,
-                 strerror(err ? err : ENOMEM));
+        if (g_hp.net_fd >= 0)
+            hp_error("out of memory opening %s", g_hp.outname);
         return -1;
     }
     if (g_hp.o.binary) {
@@ -885,6 +932,16 @@ hp_out *out_dump_begin(void)
 hw_writer *out_dump_writer(hp_out *o)
 {
     return o->w;
+}
+
+int out_dump_streamed(void)
+{
+    hp_out *o = out_begin();
+    if (!o)
+        return 0;
+    int r = o->w && !hw_writer_can_patch(o->w);
+    out_end();
+    return r;
 }
 
 void out_dump_utf8(hp_out *o, uint32_t id)

@@ -70,6 +70,11 @@ void out_monitor_waited(const char *sig, int64_t waited_ms, uint32_t thread_seri
 struct hw_writer;
 struct hp_out *out_dump_begin(void);
 struct hw_writer *out_dump_writer(struct hp_out *o); /* the binary writer; NULL for text */
+/* Binary: true when the output cannot be overwritten (a socket, a FIFO, a
+ * character device such as /dev/null): every heap dump then goes down it,
+ * as with net=, none into <output>.N files beside something that is not a
+ * file (/dev/null.2). Takes out_lock briefly: call it without. */
+int out_dump_streamed(void);
 void out_dump_utf8(struct hp_out *o, uint32_t id);
 void out_dump_load_class(struct hp_out *o, hp_class *c);
 void out_dump_trace(struct hp_out *o, hp_trace *t); /* binary: TRACE; text: a TRACE block, once */

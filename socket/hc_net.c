@@ -3,6 +3,7 @@
  */
 #include "hc_net.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -93,60 +94,152 @@ int hc_net_connect(const char *host, unsigned port, char *err, size_t errlen)
     return fd;
 }
 
-static int listen_on(int family, unsigned port, int loopback, unsigned *bound)
+/* A listening socket on `sa` (its port 0: any free port). v6only: 1 or 0
+ * sets IPV6_V6ONLY, -1 leaves the system's default. Returns the fd and the
+ * port bound in *bound, or -1 with errno set. */
+static int hc_net_listen_sa(struct sockaddr_storage *ss, socklen_t sl, int v6only, unsigned *bound)
 {
-    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
-    int one = 1, zero = 0;
+    int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_storage ss;
-    memset(&ss, 0, sizeof ss);
-    socklen_t sl;
-    if (family == AF_INET6) {
-        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-        s6->sin6_family = AF_INET6;
-        s6->sin6_port = htons((uint16_t)port);
-        s6->sin6_addr = loopback ? in6addr_loopback : in6addr_any;
-        /* dual stack: IPv4 clients arrive as ::ffff:a.b.c.d */
-        if (!loopback)
-            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-        sl = sizeof *s6;
-    } else {
-        struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-        s4->sin_family = AF_INET;
-        s4->sin_port = htons((uint16_t)port);
-        s4->sin_addr.s_addr = htonl(loopback ? INADDR_LOOPBACK : INADDR_ANY);
-        sl = sizeof *s4;
-    }
-    if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, HC_NET_BACKLOG) < 0) {
+    if (ss->ss_family == AF_INET6 && v6only >= 0)
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only);
+    if (bind(fd, (struct sockaddr *)ss, sl) < 0 || listen(fd, HC_NET_BACKLOG) < 0) {
         int e = errno;
         close(fd);
         errno = e;
         return -1;
     }
-    sl = sizeof ss;
-    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
-        *bound = ntohs(family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-                                          : ((struct sockaddr_in *)&ss)->sin_port);
+    struct sockaddr_storage got;
+    socklen_t gl = sizeof got;
+    if (getsockname(fd, (struct sockaddr *)&got, &gl) == 0)
+        *bound = ntohs(got.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&got)->sin6_port
+                                                 : ((struct sockaddr_in *)&got)->sin_port);
     return fd;
 }
 
-int hc_net_listen(unsigned port, int loopback, unsigned *bound, char *err, size_t errlen)
+/* ss = the address `a` (in6addr_* or an IPv4 in host order) and port. */
+static socklen_t hc_net_sa6(struct sockaddr_storage *ss, const struct in6_addr *a, unsigned port)
+{
+    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+    memset(ss, 0, sizeof *ss);
+    s6->sin6_family = AF_INET6;
+    s6->sin6_port = htons((uint16_t)port);
+    s6->sin6_addr = *a;
+    return sizeof *s6;
+}
+
+static socklen_t hc_net_sa4(struct sockaddr_storage *ss, uint32_t a, unsigned port)
+{
+    struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+    memset(ss, 0, sizeof *ss);
+    s4->sin_family = AF_INET;
+    s4->sin_port = htons((uint16_t)port);
+    s4->sin_addr.s_addr = htonl(a);
+    return sizeof *s4;
+}
+
+int hc_net_parse_addr(const char *text, unsigned port, struct sockaddr_storage *ss, socklen_t *len)
+{
+    char buf[INET6_ADDRSTRLEN + 2];
+    size_t n = strlen(text);
+    if (n >= 2 && text[0] == '[' && text[n - 1] == ']') { /* [::1], as in net=[::1]:P */
+        text++;
+        n -= 2;
+    }
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+    struct in6_addr a6;
+    struct in_addr a4;
+    if (inet_pton(AF_INET6, buf, &a6) == 1) {
+        *len = hc_net_sa6(ss, &a6, port);
+        return 0;
+    }
+    if (inet_pton(AF_INET, buf, &a4) == 1) {
+        *len = hc_net_sa4(ss, ntohl(a4.s_addr), port);
+        return 0;
+    }
+    return -1;
+}
+
+/* Loopback: 127.0.0.1 and ::1 on one port (agents given net=localhost:P
+ * try either; net=[::1]:P only the second). A machine without IPv6 gets
+ * the IPv4 socket alone. With port 0, a port free on 127.0.0.1 may be taken
+ * on ::1: another one is tried. */
+static int hc_net_listen_loopback(unsigned port, int fds[HC_NET_MAX_LISTEN], unsigned *bound,
+                                  char *err, size_t errlen)
+{
+    for (int attempt = 0; attempt < 16; attempt++) {
+        struct sockaddr_storage ss;
+        socklen_t sl = hc_net_sa4(&ss, INADDR_LOOPBACK, port);
+        int f4 = hc_net_listen_sa(&ss, sl, -1, bound);
+        if (f4 < 0) {
+            snprintf(err, errlen, "cannot listen on 127.0.0.1 port %u: %s", port, strerror(errno));
+            return -1;
+        }
+        sl = hc_net_sa6(&ss, &in6addr_loopback, *bound);
+        unsigned b6 = *bound;
+        int f6 = hc_net_listen_sa(&ss, sl, 1, &b6);
+        if (f6 >= 0) {
+            fds[0] = f4;
+            fds[1] = f6;
+            return 2;
+        }
+        int e = errno;
+        if (e == EAFNOSUPPORT || e == EADDRNOTAVAIL || e == EPROTONOSUPPORT) {
+            fds[0] = f4; /* no IPv6 loopback on this machine */
+            return 1;
+        }
+        close(f4);
+        if (e != EADDRINUSE || port != 0) {
+            snprintf(err, errlen, "cannot listen on [::1] port %u: %s", *bound, strerror(e));
+            return -1;
+        }
+    }
+    snprintf(err, errlen, "cannot find a port free on both 127.0.0.1 and [::1]");
+    return -1;
+}
+
+int hc_net_listen(const char *addr, unsigned port, int fds[HC_NET_MAX_LISTEN], unsigned *bound,
+                  char *err, size_t errlen)
 {
     if (port > 65535) {
         snprintf(err, errlen, "port %u is not in 0..65535", port);
         return -1;
     }
     *bound = port;
-    /* loopback: IPv4 only, so "localhost" from either family is found by
-     * the agent's resolver trying every address */
-    int fd = loopback ? -1 : listen_on(AF_INET6, port, 0, bound);
-    if (fd < 0)
-        fd = listen_on(AF_INET, port, loopback, bound);
-    if (fd < 0)
-        snprintf(err, errlen, "cannot listen on port %u: %s", port, strerror(errno));
-    return fd;
+    if (!addr)
+        return hc_net_listen_loopback(port, fds, bound, err, errlen);
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    int fd;
+    if (!strcmp(addr, "*")) {
+        /* every address: dual stack (IPv4 clients arrive as ::ffff:a.b.c.d),
+         * or IPv4 alone on a machine without IPv6 */
+        sl = hc_net_sa6(&ss, &in6addr_any, port);
+        fd = hc_net_listen_sa(&ss, sl, 0, bound);
+        if (fd < 0) {
+            sl = hc_net_sa4(&ss, INADDR_ANY, port);
+            fd = hc_net_listen_sa(&ss, sl, -1, bound);
+        }
+    } else {
+        if (hc_net_parse_addr(addr, port, &ss, &sl) != 0) {
+            snprintf(err, errlen, "'%s' is not an IPv4 or IPv6 address", addr);
+            return -1;
+        }
+        fd = hc_net_listen_sa(&ss, sl, -1, bound);
+    }
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot listen on %s port %u: %s", strcmp(addr, "*") ? addr : "every address",
+                 port, strerror(errno));
+        return -1;
+    }
+    fds[0] = fd;
+    return 1;
 }
 
 int hc_net_send_all(int fd, const void *data, size_t len)

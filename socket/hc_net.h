@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "hc_proto.h"
 
@@ -17,10 +18,22 @@
  * or -1 with the reason in err. */
 int hc_net_connect(const char *host, unsigned port, char *err, size_t errlen);
 
-/* Listens on port (0: any free port) on every local address (dual-stack
- * IPv6 when available, else IPv4), or only on loopback when `loopback`.
- * Returns the fd and the port bound in *bound, or -1 with the reason. */
-int hc_net_listen(unsigned port, int loopback, unsigned *bound, char *err, size_t errlen);
+#define HC_NET_MAX_LISTEN 2
+
+/* Listens on port (0: any free port). `addr` NULL: loopback only, 127.0.0.1
+ * and ::1 on the same port (::1 left out on a machine without IPv6); "*":
+ * every address of the machine (dual-stack IPv6 when available, else IPv4);
+ * else one IPv4 or IPv6 address ("[::1]" or "::1"). Whoever can connect
+ * there is taken for an agent: the channel has no authentication, so
+ * loopback is the safe choice. Fills fds[0..n-1] and returns n (1 or 2),
+ * with the port bound in *bound, or -1 with the reason in err. */
+int hc_net_listen(const char *addr, unsigned port, int fds[HC_NET_MAX_LISTEN], unsigned *bound,
+                  char *err, size_t errlen);
+
+/* Parses a numeric IPv4 or IPv6 address (brackets allowed) into ss with
+ * `port`. 0, or -1 when it is not one. */
+int hc_net_parse_addr(const char *text, unsigned port, struct sockaddr_storage *ss,
+                      socklen_t *len);
 
 /* Sends all `len` bytes (EINTR retried, no SIGPIPE). 0 or an errno value. */
 int hc_net_send_all(int fd, const void *data, size_t len);

@@ -1514,10 +1514,12 @@ int fixture_main(int argc, char **argv)
     ho.timestamp_ms = FIXTURE_TIMESTAMP_MS;
     ho.segment_size = c->o.segment_size;
 
-    sink = to_stdout ? hw_sink_fd(1, 0) : hw_sink_file(c->o.out, &err);
+    /* an output file by the library's rules: 0600, no symbolic link */
+    char why[256] = "";
+    sink = to_stdout ? hw_sink_fd(1, 0) : hw_sink_file_ex(c->o.out, 0, &err, why, sizeof why);
     if (!sink) {
         fprintf(stderr, "hprof fixture: cannot create %s: %s\n", c->o.out,
-                strerror(err ? err : ENOMEM));
+                why[0] ? why : strerror(err ? err : ENOMEM));
         rc = 1;
         goto out;
     }

@@ -1,8 +1,11 @@
 /*
  * hprof_ctl.c: hprof-ctl, the front end of the agent's net=host:port channel.
  *
- *   hprof-ctl listen PORT [--out FILE] [--loopback] [--port-file F] [--script F]
- *                         [--agents N] [--timeout S] [COMMAND ...]
+ *   hprof-ctl listen PORT [--out FILE] [--any | --bind ADDR] [--port-file F]
+ *                         [--script F] [--agents N] [--timeout S] [COMMAND ...]
+ *
+ * It listens on loopback (127.0.0.1 and ::1) unless told otherwise: the
+ * channel has no authentication, and whoever connects first is agent 1.
  *
  * The agent is a TCP client: it connects here, sends its whole profile output
  * (binary HPROF or the original's text layout) and reads commands (hc_proto.h)
@@ -43,6 +46,7 @@
 #include "hu_map.h"
 #include "hprof/hprof_format.h"
 #include "hprof/hr_reader.h"
+#include "hprof/hw_writer.h"
 
 /* ------------------------------------------------------------ constants */
 
@@ -540,7 +544,8 @@ typedef struct ctl_script_line {
 typedef struct ctl_ctx {
     /* options */
     const char *out;
-    int loopback;
+    const char *bind; /* NULL: loopback (127.0.0.1 and ::1); "*": every address (--any) */
+    int bind_given;   /* --any or --bind: where was said once */
     const char *port_file;
     const char *script;
     unsigned agents_wanted;
@@ -552,7 +557,8 @@ typedef struct ctl_ctx {
     size_t nlines;
 
     /* state */
-    int lfd;
+    int lfd[HC_NET_MAX_LISTEN]; /* listening sockets: the first nlfd are open */
+    int nlfd;
     unsigned port;
     ctl_conn **conns; /* connected agents */
     size_t nconns, cap_conns;
@@ -649,14 +655,25 @@ static void ctl_file_fail(ctl_ctx *x, ctl_file *f, int err)
     x->status = CTL_EXIT_ERROR;
 }
 
-static int ctl_file_open(ctl_ctx *x, ctl_file *f, char *path)
+/* Opens an agent's file by libhprofwriter's rules for output files
+ * (hw_file_create, hw_writer.h): mode 0600 (a profile holds what the
+ * program held), never through a symbolic link, never someone else's file
+ * (or a hard link to it) truncated. An agent's main file is overwritten
+ * when it is a regular file of ours, like the agent's output with force=y;
+ * heap dumps 2, 3, ... (`fresh`) always go to files created here (O_EXCL),
+ * a previous run's file of ours being removed first. */
+static int ctl_file_open(ctl_ctx *x, ctl_file *f, char *path, int fresh)
 {
     f->path = path;
     f->failed = 0;
     /* read-write: heap dump 2's prelude is re-read from the main file */
-    f->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int err = 0;
+    char why[256];
+    f->fd = hw_file_create(path, HW_FILE_READ | (fresh ? HW_FILE_FRESH : 0), &err, why, sizeof why);
     if (f->fd < 0) {
-        ctl_file_fail(x, f, errno);
+        ctl_err("cannot write %s: %s", path, why);
+        f->failed = 1;
+        x->status = CTL_EXIT_ERROR;
         return -1;
     }
     return 0;
@@ -1182,7 +1199,7 @@ static void ctl_dump_start(ctl_ctx *x, ctl_conn *c, int single)
         x->status = CTL_EXIT_ERROR;
         return;
     }
-    if (ctl_file_open(x, &c->dump, path) != 0)
+    if (ctl_file_open(x, &c->dump, path, 1) != 0)
         return;
     if (ctl_dump_prelude(x, c) != 0) { /* a file without its names is no use */
         ctl_err("%s removed: its prelude could not be written", path);
@@ -1306,6 +1323,7 @@ static void ctl_rec_end(ctl_ctx *x, ctl_conn *c)
 static const char *const ctl_text_sections[] = {
     "SITES BEGIN",   "CPU SAMPLES BEGIN", "CPU TIME",    "HEAP DUMP BEGIN", "MONITOR DUMP BEGIN",
     "MONITOR TIME BEGIN", "HEAP SUMMARY", "THREAD START", "THREAD END", "HPROF", "JAVA PROFILE",
+    "HEAP DUMP INCOMPLETE", /* a dump the agent could not finish: say so at once */
 };
 
 /* One complete line of a text stream. */
@@ -1561,11 +1579,11 @@ static void ctl_format_addr(const struct sockaddr_storage *ss, socklen_t len, ch
         snprintf(out, cap, "%s:%s", h, serv);
 }
 
-static void ctl_accept(ctl_ctx *x)
+static void ctl_accept(ctl_ctx *x, int lfd)
 {
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;
-    int fd = accept4(x->lfd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC);
+    int fd = accept4(lfd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC);
     if (fd < 0) {
         int e = errno;
         if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM) {
@@ -1601,7 +1619,7 @@ static void ctl_accept(ctl_ctx *x)
     ctl_format_addr(&ss, len, c->addr, sizeof c->addr);
     x->conns[x->nconns++] = c;
     ctl_show(x, c, "connected from %s: writing %s", c->addr, path);
-    ctl_file_open(x, &c->main, path);
+    ctl_file_open(x, &c->main, path, 0);
 }
 
 /* ------------------------------------------------------------ command parsing */
@@ -2121,7 +2139,7 @@ static int ctl_loop(ctl_ctx *x)
         if (exit_code >= 0)
             break;
 
-        size_t need = x->nconns + 2;
+        size_t need = x->nconns + (size_t)x->nlfd + 1;
         if (need > cap) {
             struct pollfd *p = realloc(pfd, need * sizeof *p);
             if (p)
@@ -2138,12 +2156,15 @@ static int ctl_loop(ctl_ctx *x)
         }
         size_t n = 0;
         /* poll ignores a negative fd: no accepting while out of fds */
-        pfd[n++] = (struct pollfd){ .fd = now < x->accept_pause_until ? -1 : x->lfd, .events = POLLIN };
+        for (int i = 0; i < x->nlfd; i++)
+            pfd[n++] = (struct pollfd){ .fd = now < x->accept_pause_until ? -1 : x->lfd[i],
+                                        .events = POLLIN };
         /* a full buffer that holds whole lines waits for them to run (a
          * sleep or wait directive holds them back): read no more until then */
         int with_stdin = x->stage == STAGE_STDIN && x->stdin_open &&
                          !(x->stdin_len == sizeof x->stdin_buf &&
                            memchr(x->stdin_buf, '\n', x->stdin_len));
+        size_t stdin_at = n;
         if (with_stdin)
             pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
         size_t first = n, nc = x->nconns;
@@ -2163,10 +2184,11 @@ static int ctl_loop(ctl_ctx *x)
         for (size_t i = 0; i < nc; i++)
             if (pfd[first + i].revents)
                 ctl_read_agent(x, polled[i]);
-        if (with_stdin && pfd[1].revents)
+        if (with_stdin && pfd[stdin_at].revents)
             ctl_read_stdin(x);
-        if (pfd[0].revents & POLLIN)
-            ctl_accept(x);
+        for (int i = 0; i < x->nlfd; i++)
+            if (pfd[i].revents & POLLIN)
+                ctl_accept(x, x->lfd[i]);
     }
     free(pfd);
     free(polled);
@@ -2194,7 +2216,12 @@ static void ctl_usage(FILE *f)
         "                     FILE with -k before its extension (run.hprof -> run-2.hprof)\n"
         "                     Heap dumps 2, 3, ... of an agent go to complete files of\n"
         "                     their own, FILE.2, FILE.3, ...\n"
-        "  --loopback         listen on the loopback address only\n"
+        "  --any              listen on every address of this machine (by default: on\n"
+        "                     the loopback addresses only, 127.0.0.1 and ::1; --loopback,\n"
+        "                     kept for old scripts, says so). Anyone who can reach the\n"
+        "                     port can connect as an agent and have what it sends\n"
+        "                     written: there is no authentication\n"
+        "  --bind ADDR        listen on this one IPv4 or IPv6 address (the same warning)\n"
         "  --port-file F      write the port to F once listening (for PORT 0)\n"
         "  --script F         run the commands of F (one per line, # comments)\n"
         "  --agents N         run until N agents have connected and all have gone (1)\n"
@@ -2320,11 +2347,23 @@ static int ctl_write_port_file(const char *path, unsigned port)
     if (!tmp)
         return -1;
     snprintf(tmp, n, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
+    /* created here (never written through a link planted at F.tmp), then
+     * renamed whole over F (rename replaces a link, it does not follow it):
+     * a reader never sees a partial number */
+    int err = 0;
+    char why[256];
+    int fd = hw_file_create(tmp, HW_FILE_FRESH, &err, why, sizeof why);
+    if (fd < 0) {
+        ctl_err("cannot write %s: %s", tmp, why);
+        free(tmp);
+        return -1;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f)
+        close(fd);
     int ok = f && fprintf(f, "%u\n", port) > 0;
     if (f && fclose(f) != 0)
         ok = 0;
-    /* renamed whole: a reader never sees a partial number */
     if (!ok || rename(tmp, path) != 0) {
         ctl_err("cannot write %s: %s", path, strerror(errno));
         unlink(tmp);
@@ -2370,8 +2409,24 @@ static int ctl_parse_args(ctl_ctx *x, int argc, char **argv)
             } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
                 ctl_usage(stdout);
                 return CTL_DONE;
-            } else if (!strcmp(a, "--loopback")) {
-                x->loopback = 1;
+            } else if (!strcmp(a, "--loopback") || !strcmp(a, "--any") ||
+                       ctl_is_opt(a, "--bind")) {
+                const char *where = !strcmp(a, "--any") ? "*" : NULL;
+                if (ctl_is_opt(a, "--bind")) {
+                    struct sockaddr_storage ss;
+                    socklen_t sl;
+                    if (!(v = ctl_opt_value(argc, argv, &i, "--bind")) ||
+                        hc_net_parse_addr(v, 0, &ss, &sl) != 0)
+                        return ctl_usage_error("--bind takes an IPv4 or IPv6 address, not '%s'",
+                                               v ? v : "");
+                    where = v;
+                }
+                if (x->bind_given &&
+                    ((where == NULL) != (x->bind == NULL) || (where && strcmp(where, x->bind))))
+                    return ctl_usage_error("--loopback, --any and --bind say where to listen: "
+                                           "give one of them");
+                x->bind = where;
+                x->bind_given = 1;
             } else if (ctl_is_opt(a, "--out")) {
                 if (!(v = ctl_opt_value(argc, argv, &i, "--out")) || !*v)
                     return ctl_usage_error("--out needs a FILE");
@@ -2428,6 +2483,22 @@ static int ctl_parse_args(ctl_ctx *x, int argc, char **argv)
     return CTL_EXIT_OK;
 }
 
+/* True when `addr` (NULL: the default) is a loopback address: 127.0.0.0/8,
+ * ::1, ::ffff:127.x.y.z. Only the machine's own users can connect there. */
+static int ctl_is_loopback(const char *addr)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    if (!addr)
+        return 1;
+    if (hc_net_parse_addr(addr, 0, &ss, &sl) != 0) /* "*" */
+        return 0;
+    if (ss.ss_family == AF_INET)
+        return (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
+    const struct in6_addr *a = &((struct sockaddr_in6 *)&ss)->sin6_addr;
+    return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+}
+
 static void ctl_free(ctl_ctx *x)
 {
     for (size_t i = 0; i < x->nlines; i++)
@@ -2438,8 +2509,8 @@ static void ctl_free(ctl_ctx *x)
     free(x->wait_text);
     free(x->log);
     free(x->rbuf);
-    if (x->lfd >= 0)
-        close(x->lfd);
+    for (int i = 0; i < x->nlfd; i++)
+        close(x->lfd[i]);
 }
 
 int main(int argc, char **argv)
@@ -2458,7 +2529,7 @@ int main(int argc, char **argv)
 
     ctl_ctx x;
     memset(&x, 0, sizeof x);
-    x.lfd = -1;
+    x.nlfd = 0;
     x.out = CTL_DEFAULT_OUT;
     x.agents_wanted = 1;
     x.timeout_s = CTL_DEFAULT_TIMEOUT_S;
@@ -2478,15 +2549,23 @@ int main(int argc, char **argv)
     }
     char err[CTL_LINE_MAX];
     unsigned bound = 0;
-    x.lfd = hc_net_listen(x.port, x.loopback, &bound, err, sizeof err);
-    if (x.lfd < 0) {
+    int n = hc_net_listen(x.bind, x.port, x.lfd, &bound, err, sizeof err);
+    if (n < 0) {
         ctl_err("%s", err);
         ctl_free(&x);
         return CTL_EXIT_ERROR;
     }
+    x.nlfd = n;
     x.port = bound;
     printf("hprof-ctl: listening on port %u\n", x.port);
+    if (!x.bind)
+        printf("hprof-ctl: on the loopback addresses only: 127.0.0.1%s (--any for other "
+               "machines)\n", n > 1 ? " and [::1]" : " (this machine has no IPv6 loopback)");
     fflush(stdout);
+    if (!ctl_is_loopback(x.bind)) /* on stderr: not for scripts, for the person */
+        ctl_err("warning: listening on %s: anyone who can reach port %u can connect as an "
+                "agent and have what it sends written to %s (there is no authentication)",
+                strcmp(x.bind, "*") ? x.bind : "every address of this machine", x.port, x.out);
     if (x.port_file && ctl_write_port_file(x.port_file, x.port) != 0) {
         ctl_free(&x);
         return CTL_EXIT_ERROR;

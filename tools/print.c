@@ -521,6 +521,7 @@ typedef struct print_ctx {
     int last_only;  /* sites: only the last ALLOC SITES record */
     int use_sites;  /* collapsed: ALLOC SITES instead of CPU SAMPLES */
     int heap_traces; /* heap: TRACE blocks before each dump, as `hprof print` */
+    const char *cut; /* heap: why the dumps are incomplete (print_heap_dumps_cut) */
     int oom;
     uint64_t sites_seen, dumps_seen;
     int dump_state;
@@ -986,6 +987,13 @@ static void print_heap_begin(print_ctx *c, const hr_record *r)
 static void print_heap_events(print_ctx *c, int ev, const hr_record *r)
 {
     int mask = print_dump_event(&c->dump_state, ev);
+    if ((mask & PRINT_DUMP_END) && c->cut) {
+        print_dump d = {0, 0};
+        if (c->dumps_seen && c->dumps_seen <= c->m->ndumps)
+            d = c->m->dumps[c->dumps_seen - 1];
+        fprintf(c->out, "HEAP DUMP INCOMPLETE: %s; this section holds only the %" PRIu64
+                " objects (%" PRIu64 " bytes) written before that\n", c->cut, d.objects, d.bytes);
+    }
     if (mask & PRINT_DUMP_END)
         fputs("HEAP DUMP END\n", c->out);
     if (mask & PRINT_DUMP_BEGIN)
@@ -1460,6 +1468,12 @@ done:
 
 int print_heap_dumps(hr_source *src, FILE *out, unsigned flags, char *err, size_t errcap)
 {
+    return print_heap_dumps_cut(src, out, flags, NULL, err, errcap);
+}
+
+int print_heap_dumps_cut(hr_source *src, FILE *out, unsigned flags, const char *cut, char *err,
+                         size_t errcap)
+{
     char none[1];
     if (!err || !errcap) {
         err = none;
@@ -1470,6 +1484,7 @@ int print_heap_dumps(hr_source *src, FILE *out, unsigned flags, char *err, size_
     memset(&c, 0, sizeof c);
     c.mode = PRINT_HEAP;
     c.heap_traces = (flags & PRINT_HEAP_TRACES) != 0;
+    c.cut = cut;
     print_model m;
     print_model_init(&m, "heap dump");
     m.err = err;

@@ -43,6 +43,13 @@ int print_collapsed_main(int argc, char **argv);
  * (the input's first problem, out of memory, or a write error on `out`,
  * which is flushed, not closed). */
 int print_heap_dumps(hr_source *src, FILE *out, unsigned flags, char *err, size_t errcap);
+/* print_heap_dumps of a source known to hold less than the whole heap:
+ * unless `cut` is NULL, each dump ends with a line "HEAP DUMP INCOMPLETE:
+ * <cut>; this section holds only the N objects (B bytes) written before
+ * that" before its HEAP DUMP END (the agent's format=a dump whose temporary
+ * file failed: the text must not read as a complete, small heap). */
+int print_heap_dumps_cut(hr_source *src, FILE *out, unsigned flags, const char *cut, char *err,
+                         size_t errcap);
 
 /* The Java-source spelling of a class name as found in LOAD CLASS:
  * "java/lang/String" -> "java.lang.String", "[I" -> "int[]",

@@ -31,7 +31,8 @@
 #    heap=all the Items carry their allocation trace; the SITES sections
 #    around them keep their layout; a file size limit (ulimit -f) that the
 #    dump's temporary file hits: an HPROF ERROR saying the dump is
-#    incomplete, exit 0, and the section still ends with HEAP DUMP END;
+#    incomplete, exit 0, and the section says HEAP DUMP INCOMPLETE (why,
+#    and what it holds) just before its HEAP DUMP END;
 #    in binary, a size limit the dump itself hits: an HPROF ERROR, exit 0,
 #    and a file the reader explains as one truncated record.
 #
@@ -185,10 +186,13 @@ for JDK in $FOUND_JDKS; do
     # HotSpot ignores SIGXFSZ: the write fails with EFBIG. 300 KiB holds the
     # text up to the dump, not the temporary file of its objects.
     (ulimit -f 300 && jrun lim$V 0 allow "-agentpath:$AGENT=heap=dump,file=$WORK/lim$V.txt" -cp classes HeapDemo $N $M 1 </dev/null)
-    grep -q 'HPROF ERROR: heap dump: writing its temporary file next to .*; the dump is incomplete' lim$V.err ||
+    grep -q 'HPROF ERROR: heap dump: writing its temporary file in .*File too large; the dump is incomplete' lim$V.err ||
         fail "lim$V: expected an HPROF ERROR about the temporary file, stderr: $(head -3 lim$V.err)"
     expect_eq "lim$V.txt: HEAP DUMP BEGIN lines" 1 "$(grep -c '^HEAP DUMP BEGIN (' lim$V.txt || true)"
     expect_eq "lim$V.txt: last line" "HEAP DUMP END" "$(tail -1 lim$V.txt)"
+    # and the text says it is cut, with why, not only stderr
+    tail -2 lim$V.txt | head -1 | grep -qE '^HEAP DUMP INCOMPLETE: writing the temporary file in .* failed: File too large; this section holds only the [0-9]+ objects \([0-9]+ bytes\) written before that$' ||
+        fail "lim$V.txt: no HEAP DUMP INCOMPLETE line before HEAP DUMP END: $(tail -2 lim$V.txt | head -1)"
     echo "   ok: $(grep -o 'HPROF ERROR.*' lim$V.err | head -1 | cut -c1-100)..."
 
     step "format=b, a file size limit the dump itself hits: HPROF ERROR, exit 0, a clean prefix"

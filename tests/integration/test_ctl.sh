@@ -7,7 +7,12 @@
 # verify` clean), later heap dumps split into complete FILE.N files, the lines
 # shown per record, the bytes of every command as hc_proto.h documents them,
 # several agents at once, garbage and cut streams, text streams, stdin, the
-# script directives, and exit codes 0/1/2/3.
+# script directives, exit codes 0/1/2/3; where it listens (by default
+# 127.0.0.1 and ::1 only, refused on the machine's other addresses; --any,
+# --bind); and its files (0600; links and files planted by another user at
+# FILE, FILE.2 and the port file's temporary name refused, their targets
+# untouched; a stale FILE.2 of ours replaced). The file checks need root
+# (CI runs as root) to act as nobody.
 set -euo pipefail
 
 if [ $# -lt 4 ]; then
@@ -38,11 +43,13 @@ step() {
 }
 
 # start_ctl ARGS...: hprof-ctl listening on a free loopback port, in the
-# background (stdin from $CTL_STDIN, /dev/null by default), output in ctl.out
-# and ctl.err; sets PORT.
+# background (stdin from $CTL_STDIN, /dev/null by default; where it listens
+# from $CTL_WHERE, --loopback by default, "" for no option), output in
+# ctl.out and ctl.err; sets PORT.
 start_ctl() {
     rm -f port ctl.out ctl.err
-    "$CTL" listen 0 --loopback --port-file port "$@" <"${CTL_STDIN:-/dev/null}" >ctl.out 2>ctl.err &
+    # shellcheck disable=SC2086 # CTL_WHERE: empty (the default), or one option
+    "$CTL" listen 0 ${CTL_WHERE---loopback} --port-file port "$@" <"${CTL_STDIN:-/dev/null}" >ctl.out 2>ctl.err &
     CTL_PID=$!
     for _ in $(seq 200); do
         [ -s port ] && break
@@ -469,6 +476,14 @@ has "[1] HEAP SUMMARY"
 has "[1] CPU SAMPLES BEGIN (total = $total)"
 has "[1] disconnected: $(stat -c %s f.txt) bytes, $(wc -l <f.txt) lines"
 grep -qE '^\[1\] +[0-9]' ctl.out && fail "table rows of the text stream were shown"
+# a text dump the agent could not finish says so, and so does hprof-ctl
+sed -n '1,/^HEAP DUMP BEGIN/p' f.txt >cut.txt
+printf 'HEAP DUMP INCOMPLETE: writing the temporary file in /tmp failed: No space left on device; this section holds only the 0 objects (0 bytes) written before that\nHEAP DUMP END\n' >>cut.txt
+start_ctl --out cut.txt.out --timeout 10
+cat cut.txt >"/dev/tcp/127.0.0.1/$PORT"
+finish_ctl 0
+cmp cut.txt cut.txt.out || fail "the cut text stream was not written as is"
+has "[1] HEAP DUMP INCOMPLETE: writing the temporary file in /tmp failed: No space left on device;"
 
 step "in-band messages; a thread called 'HPROF ...' is no message; serials without an object id"
 # hand-made records, 8-byte ids: utf8 ID TEXT, start_thread SERIAL OBJ NAME-ID
@@ -584,5 +599,158 @@ grep -q "cannot send 'gc' to agent 1: it is not reading its commands; no more co
     fail "no message about the agent that does not read: $(tail -3 ctl.err)"
 cmp f.hprof stall.hprof || fail "the stalled agent's file differs from its stream"
 [ "$(grep -c 'not sent to agent 1' ctl.err)" = 1 ] || fail "the refusal is not said once: $(grep -c 'not sent to agent 1' ctl.err) times"
+
+# ------------------------------------------------------------------------------
+# can_connect ADDR: a TCP connection to ADDR:$PORT is accepted (5 s at most)
+can_connect() {
+    timeout 5 bash -c "exec 3<>/dev/tcp/$1/$PORT" 2>/dev/null
+}
+# the machine's other addresses (link-local IPv6 left out: it needs a scope)
+ADDRS=$({ hostname -I 2>/dev/null || ip -o addr show 2>/dev/null | awk '{ sub(/\/.*/, "", $4); print $4 }'; } |
+    tr ' ' '\n' | grep -v '^$' || true)
+EXT4=$(echo "$ADDRS" | grep -E '^[0-9]+\.' | grep -v '^127\.' | head -1 || true)
+EXT6=$(echo "$ADDRS" | grep ':' | grep -vi '^fe80' | grep -vx '::1' | head -1 || true)
+HAVE6=0
+grep -qE '^0{31}1 .* lo$' /proc/net/if_inet6 2>/dev/null && HAVE6=1
+
+step "the default listener: loopback only, 127.0.0.1 and ::1"
+CTL_WHERE="" start_ctl --out lo.hprof --agents 2 --timeout 10
+grep -qF "hprof-ctl: on the loopback addresses only" ctl.out || fail "no line saying it listens on loopback only"
+for ext in $EXT4 $EXT6; do
+    if can_connect "$ext"; then fail "the default listener accepted a connection on $ext"; fi
+    echo "   $ext: refused"
+done
+[ -n "$EXT4$EXT6" ] || echo "   (this machine has no non-loopback address: not tested)"
+cat f.hprof >"/dev/tcp/127.0.0.1/$PORT"
+wait_line "[1] disconnected"
+if [ $HAVE6 = 1 ]; then
+    cat f.hprof >"/dev/tcp/::1/$PORT" || fail "the default listener refused ::1"
+    finish_ctl 0
+    has "[2] connected from [::1]:"
+    cmp f.hprof lo-2.hprof || fail "the agent on ::1: lo-2.hprof differs from its stream"
+    echo "   127.0.0.1 and ::1: accepted"
+else
+    echo "   (this machine has no IPv6 loopback: ::1 not tested)"
+    cat f.hprof >"/dev/tcp/127.0.0.1/$PORT"
+    finish_ctl 0
+fi
+grep -q "warning: listening on" ctl.err && fail "a warning about exposure on loopback"
+cmp f.hprof lo.hprof || fail "lo.hprof differs from its stream"
+
+step "--any listens on every address, and says what that exposes"
+exts="$EXT4 $EXT6"
+[ -n "$EXT4$EXT6" ] || exts=127.0.0.1
+CTL_WHERE=--any start_ctl --out any.hprof --agents "$(echo $exts | wc -w)" --timeout 10
+grep -q "warning: listening on every address of this machine: anyone who can reach port $PORT can connect as an agent .*no authentication" ctl.err ||
+    fail "--any: no warning about what it exposes: $(cat ctl.err)"
+k=0
+for ext in $exts; do
+    k=$((k + 1))
+    cat f.hprof >"/dev/tcp/$ext/$PORT" || fail "--any: no connection on $ext"
+    wait_line "[$k] disconnected"
+    echo "   $ext: accepted"
+done
+finish_ctl 0
+cmp f.hprof any.hprof || fail "--any: any.hprof differs from its stream"
+
+step "--bind ADDR: that address only; bad or conflicting choices are usage errors"
+CTL_WHERE="--bind 127.0.0.1" start_ctl --out bind.hprof --agents 1 --timeout 10
+if [ $HAVE6 = 1 ] && can_connect ::1; then fail "--bind 127.0.0.1 accepted ::1"; fi
+for ext in $EXT4 $EXT6; do
+    if can_connect "$ext"; then fail "--bind 127.0.0.1 accepted a connection on $ext"; fi
+done
+cat f.hprof >"/dev/tcp/127.0.0.1/$PORT"
+finish_ctl 0
+cmp f.hprof bind.hprof || fail "--bind: bind.hprof differs from its stream"
+grep -q "warning: listening on" ctl.err && fail "--bind 127.0.0.1 (loopback) warned: $(cat ctl.err)"
+if [ -n "$EXT4" ]; then
+    CTL_WHERE="--bind $EXT4" start_ctl --out bind4.hprof --agents 1 --timeout 10
+    grep -qF "warning: listening on $EXT4: anyone who can reach port $PORT can connect as an agent" ctl.err ||
+        fail "--bind $EXT4: no warning about what it exposes: $(cat ctl.err)"
+    if can_connect 127.0.0.1; then fail "--bind $EXT4 accepted 127.0.0.1"; fi
+    cat f.hprof >"/dev/tcp/$EXT4/$PORT" || fail "--bind $EXT4: no connection there"
+    finish_ctl 0
+    cmp f.hprof bind4.hprof || fail "--bind $EXT4: bind4.hprof differs from its stream"
+    echo "   --bind $EXT4: accepted there only, with a warning"
+fi
+usage listen 0 --any --loopback
+usage listen 0 --bind 127.0.0.1 --any
+usage listen 0 --bind nowhere
+usage listen 0 --bind
+
+# ------------------------------------------------------------------------------
+# Files, against another user (nobody) sharing a sticky directory: root
+# ignores modes, so what proves a refusal is the victim's content.
+[ "$(id -u)" = 0 ] || fail "the file checks need root (to act as nobody); CI runs as root"
+AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+TOP=$(mktemp -d)
+trap 'rm -rf "$TOP"' EXIT
+chmod 755 "$TOP"
+S=$TOP/shared
+mkdir -m 1777 "$S"
+mkdir -m 700 "$TOP/root"
+VICTIM=$TOP/root/secret
+victim() {
+    echo "root's secret" >"$VICTIM"
+    chmod 600 "$VICTIM"
+}
+check_victim() {
+    [ "$(cat "$VICTIM")" = "root's secret" ] || fail "$1: root's file was overwritten: $(head -c 60 "$VICTIM" | tr -c '[:print:]' .)"
+    [ "$(stat -c %a "$VICTIM")" = 600 ] || fail "$1: root's file changed mode: $(stat -c %a "$VICTIM")"
+}
+
+step "files are created 0600: FILE, FILE.2, FILE.3, the port file; a stale FILE.2 of ours is replaced"
+umask 022
+printf 'an old heap dump 2\n' >modes.hprof.2
+chmod 644 modes.hprof.2
+start_ctl --out modes.hprof --timeout 10
+cat three.hprof >"/dev/tcp/127.0.0.1/$PORT"
+finish_ctl 0
+for f in modes.hprof modes.hprof.2 modes.hprof.3 port; do
+    [ "$(stat -c %a $f)" = 600 ] || fail "$f: mode $(stat -c %a $f), expected 600"
+done
+cmp want.2 modes.hprof.2 || fail "modes.hprof.2 is not heap dump 2 (the stale file was not replaced)"
+echo "   modes.hprof, .2, .3, port: 0600"
+
+step "a link nobody planted at FILE: refused, exit 1, its target untouched"
+victim
+$AS_NOBODY ln -s "$VICTIM" "$S/ctl.hprof"
+start_ctl --out "$S/ctl.hprof" --timeout 10
+cat f.hprof >"/dev/tcp/127.0.0.1/$PORT"
+finish_ctl 1
+grep -qF "hprof-ctl: cannot write $S/ctl.hprof: it is a symbolic link; refusing to write through it" ctl.err ||
+    fail "no message about the link at $S/ctl.hprof: $(cat ctl.err)"
+check_victim "a link at FILE"
+[ -L "$S/ctl.hprof" ] || fail "the planted link is gone"
+
+step "a link nobody planted at FILE.2: heap dump 2 refused, its target untouched, dump 3 written"
+victim
+$AS_NOBODY ln -s "$VICTIM" "$S/d.hprof.2"
+start_ctl --out "$S/d.hprof" --timeout 10
+cat three.hprof >"/dev/tcp/127.0.0.1/$PORT"
+finish_ctl 1
+grep -qF "hprof-ctl: cannot write $S/d.hprof.2: it is a symbolic link; refusing to write through it" ctl.err ||
+    fail "no message about the link at $S/d.hprof.2: $(cat ctl.err)"
+check_victim "a link at FILE.2"
+cmp want.main "$S/d.hprof" || fail "$S/d.hprof is not the stream without dumps 2 and 3"
+"$HPROF" verify "$S/d.hprof.3" >/dev/null || fail "heap dump 3 was not written"
+
+step "a file of nobody's at FILE: refused, unchanged"
+$AS_NOBODY sh -c "echo nobody\\'s >'$S/theirs.hprof' && chmod 666 '$S/theirs.hprof'"
+start_ctl --out "$S/theirs.hprof" --timeout 10
+cat f.hprof >"/dev/tcp/127.0.0.1/$PORT"
+finish_ctl 1
+grep -qF "hprof-ctl: cannot write $S/theirs.hprof: it is owned by another user" ctl.err ||
+    fail "no message about nobody's file: $(cat ctl.err)"
+[ "$(cat "$S/theirs.hprof")" = "nobody's" ] || fail "nobody's file was overwritten"
+
+step "a link nobody planted at the port file's temporary name: not written through"
+victim
+$AS_NOBODY ln -s "$VICTIM" "$S/port.tmp"
+rc=0
+"$CTL" listen 0 --port-file "$S/port" --timeout 0.2 </dev/null >pf.out 2>pf.err || rc=$?
+[ "$rc" = 1 ] || fail "a link at the port file's temporary name: exit $rc, expected 1"
+grep -qF "cannot write $S/port.tmp: it is a symbolic link" pf.err || fail "no message about $S/port.tmp: $(cat pf.err)"
+check_victim "a link at the port file's temporary name"
 
 echo "ALL OK"

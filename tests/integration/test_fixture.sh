@@ -4,7 +4,8 @@
 #
 # usage: bash test_fixture.sh HPROF_TOOL PROJECT_DIR WORKDIR   (run by ctest)
 # Owns the fixture's command-line contract: exit codes 0/1/2, byte-identical
-# output for the same options, and the counts fixture.h documents.
+# output for the same options, the counts fixture.h documents, and an output
+# created 0600 and never written through a symbolic link.
 set -euo pipefail
 
 if [ $# -lt 3 ]; then  # a 4th argument (the agent) is ignored
@@ -95,6 +96,21 @@ if [ -w /dev/full ]; then
     [ "$rc" -eq 1 ] || fail "fixture into /dev/full exited $rc, expected 1"
     echo "   exit 1: $(head -1 err.txt)"
 fi
+
+step "the output is created 0600, never written through a symbolic link"
+# a dump holds what a program held: created as HotSpot creates its dumps
+rm -f m.hprof
+(umask 022 && "$HPROF" fixture m.hprof >/dev/null) || fail "fixture m.hprof failed"
+[ "$(stat -c %a m.hprof)" = 600 ] || fail "m.hprof has mode $(stat -c %a m.hprof), expected 600"
+echo "keep me" >victim.txt
+ln -sf victim.txt link.hprof
+rc=0
+"$HPROF" fixture link.hprof >/dev/null 2>err.txt || rc=$?
+[ "$rc" -eq 1 ] || fail "fixture through a symbolic link exited $rc, expected 1"
+grep -q "link.hprof: it is a symbolic link; refusing to write through it" err.txt ||
+    fail "no message about the symbolic link: $(cat err.txt)"
+[ "$(cat victim.txt)" = "keep me" ] || fail "fixture wrote through the symbolic link"
+echo "   0600; exit 1: $(head -1 err.txt)"
 
 step "segments: 1.0.1 writes one HEAP DUMP, a small --segment-size many segments"
 "$HPROF" fixture s.hprof --version 1.0.1 >sum.txt

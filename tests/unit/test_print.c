@@ -12,7 +12,9 @@
  *    memory: the exact ROOT/CLS/OBJ/ARR lines, nothing but the dump (no
  *    header, no THREAD or SITES lines, TRACE blocks only on request), one
  *    section per dump, and a truncated input still ending its section with
- *    HEAP DUMP END and reporting the problem.
+ *    HEAP DUMP END and reporting the problem; print_heap_dumps_cut: the
+ *    HEAP DUMP INCOMPLETE line, with its reason and the section's counts,
+ *    just before HEAP DUMP END.
  */
 #include "testutil.h"
 
@@ -255,6 +257,51 @@ static void test_heap_dumps(void)
     free(data);
 }
 
+/* print_heap_dumps_cut: the reason a dump is incomplete, with the section's
+ * counts, on the line before its HEAP DUMP END (the agent's format=a dump
+ * whose temporary file failed), whole or cut inside the segment. */
+static void test_heap_dumps_cut(void)
+{
+    size_t len;
+    uint8_t *data = heap_file(1, &len);
+    static const char why[] = "writing the temporary file in /tmp failed: No space left on device";
+    static const char line[] =
+        "HEAP DUMP INCOMPLETE: writing the temporary file in /tmp failed: No space left on "
+        "device; this section holds only the 4 objects (168 bytes) written before that\n"
+        "HEAP DUMP END\n";
+    for (int cut = 0; cut < 2; cut++) {
+        char *text = NULL;
+        size_t tlen = 0;
+        FILE *f = open_memstream(&text, &tlen);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        hr_source *src = hr_source_memory(data, cut ? len - 80 : len);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+        char err[128];
+        int rc = print_heap_dumps_cut(src, f, 0, why, err, sizeof err);
+        hr_source_close(src);
+        fclose(f);
+        CU_ASSERT_EQUAL(rc, cut ? -1 : 0);
+        size_t n = strlen(text);
+        CU_ASSERT_FATAL(n > strlen(line));
+        char *inc = strstr(text, "HEAP DUMP INCOMPLETE:");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(inc);
+        CU_ASSERT_PTR_NULL(strstr(inc + 1, "HEAP DUMP INCOMPLETE:")); /* once */
+        if (cut) { /* a prefix: the line, then the END, last */
+            CU_ASSERT_EQUAL(strncmp(inc, line, strlen("HEAP DUMP INCOMPLETE: writing")), 0);
+            CU_ASSERT_STRING_EQUAL(strchr(inc, '\n') + 1, "HEAP DUMP END\n");
+        } else {
+            CU_ASSERT_STRING_EQUAL(text + n - strlen(line), line);
+            /* without that line, the text is the complete section */
+            memmove(inc, strchr(inc, '\n') + 1, strlen(strchr(inc, '\n') + 1) + 1);
+            const char *p = text;
+            expect_section(&p);
+            CU_ASSERT_STRING_EQUAL(p, "");
+        }
+        free(text);
+    }
+    free(data);
+}
+
 static void test_heap_dumps_several(void)
 {
     size_t len;
@@ -314,7 +361,8 @@ static int add_suites(void)
         !CU_add_test(s, "line text", test_line_text) ||
         !CU_add_test(s, "heap dumps as text", test_heap_dumps) ||
         !CU_add_test(s, "several heap dumps", test_heap_dumps_several) ||
-        !CU_add_test(s, "truncated heap dump", test_heap_dumps_truncated))
+        !CU_add_test(s, "truncated heap dump", test_heap_dumps_truncated) ||
+        !CU_add_test(s, "a heap dump said to be incomplete", test_heap_dumps_cut))
         return -1;
     return 0;
 }

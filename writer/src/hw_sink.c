@@ -4,7 +4,9 @@
  *
  * Contract: hw_sink_write delivers everything or returns the errno of the
  * first failure; it never raises SIGPIPE (sockets use MSG_NOSIGNAL, pipes
- * block the signal around the write and discard it).
+ * block the signal around the write and discard it). Output files are
+ * opened by hw_file_create, whose rules (0600, no symbolic link, nobody
+ * else's file truncated) are written down in hw_writer.h.
  */
 #include "hw_sink.h"
 
@@ -12,6 +14,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,23 +76,178 @@ hw_sink *hw_sink_fd(int fd, int owns)
     return s;
 }
 
-hw_sink *hw_sink_file(const char *path, int *err)
+/* ------------------------------------------------------------ output files */
+
+static void hw_file_why(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void hw_file_why(char *why, size_t n, const char *fmt, ...)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        if (err)
-            *err = errno;
-        return NULL;
+    if (!why || !n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, n, fmt, ap);
+    va_end(ap);
+}
+
+/* Fails with e and its reason; returns -1. */
+static int hw_file_fail(int e, int *err, char *why, size_t whylen)
+{
+    if (err)
+        *err = e;
+    hw_file_why(why, whylen, "%s", strerror(e));
+    return -1;
+}
+
+/* Why what `st` describes may not be written (0: it may): a regular file
+ * of ours with one link, a FIFO of ours, a character device may. Returns
+ * the errno value, with the reason in why. */
+static int hw_file_refuse(const struct stat *st, char *why, size_t whylen)
+{
+    if (S_ISLNK(st->st_mode)) {
+        hw_file_why(why, whylen, "it is a symbolic link; refusing to write through it");
+        return ELOOP;
     }
+    if (S_ISCHR(st->st_mode))
+        return 0;
+    if (!S_ISREG(st->st_mode) && !S_ISFIFO(st->st_mode)) {
+        hw_file_why(why, whylen, "it is not a regular file, a FIFO or a character device; "
+                                 "refusing to write to it");
+        return EINVAL;
+    }
+    if (st->st_uid != geteuid()) {
+        if (S_ISFIFO(st->st_mode))
+            hw_file_why(why, whylen,
+                        "it is a FIFO owned by another user (uid %lu); refusing to write to it",
+                        (unsigned long)st->st_uid);
+        else
+            hw_file_why(why, whylen, "it is owned by another user (uid %lu); refusing to overwrite it",
+                        (unsigned long)st->st_uid);
+        return EPERM;
+    }
+    if (S_ISREG(st->st_mode) && st->st_nlink != 1) {
+        hw_file_why(why, whylen, "it has %lu hard links; refusing to overwrite it",
+                    (unsigned long)st->st_nlink);
+        return EMLINK;
+    }
+    return 0;
+}
+
+/* hw_file_refuse of the open fd: the very file that would be written. */
+static int hw_file_check(int fd, char *why, size_t whylen)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        hw_file_why(why, whylen, "%s", strerror(e));
+        return e;
+    }
+    return hw_file_refuse(&st, why, whylen);
+}
+
+/* The reason an open (O_NOFOLLOW) failed. When what is at the path would be
+ * refused anyway (a symbolic link, another user's file or FIFO, a socket),
+ * that is the reason, whatever the errno (ELOOP; EEXIST with O_EXCL; EACCES
+ * from the kernel's own protections in sticky directories, fs.protected_*;
+ * ENXIO for a socket), with hw_file_refuse's errno, or EEXIST when the file
+ * had to be new (`isnew`: it exists); otherwise (a directory: EISDIR) the
+ * errno text. */
+static int hw_file_open_fail(const char *path, int e, int isnew, int *err, char *why,
+                             size_t whylen)
+{
+    struct stat st;
+    int r = lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) ? hw_file_refuse(&st, why, whylen) : 0;
+    if (r) {
+        if (err)
+            *err = isnew ? EEXIST : r;
+        return -1;
+    }
+    if (e == EEXIST) {
+        if (err)
+            *err = e;
+        hw_file_why(why, whylen, "it exists already; refusing to overwrite it");
+        return -1;
+    }
+    return hw_file_fail(e, err, why, whylen);
+}
+
+/* True when path is a regular file of ours with one link (a previous run's
+ * output, fit to be replaced). */
+static int hw_file_is_stale_own(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+           st.st_nlink == 1;
+}
+
+int hw_file_create(const char *path, unsigned flags, int *err, char *why, size_t whylen)
+{
+    int acc = (flags & HW_FILE_READ) ? O_RDWR : O_WRONLY;
+    int base = acc | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY;
+    if (why && whylen)
+        why[0] = '\0';
+    if (flags & (HW_FILE_NEW | HW_FILE_FRESH)) {
+        int fd = open(path, base | O_CREAT | O_EXCL, 0600);
+        if (fd < 0 && errno == EEXIST && (flags & HW_FILE_FRESH) && hw_file_is_stale_own(path) &&
+            unlink(path) == 0)
+            fd = open(path, base | O_CREAT | O_EXCL, 0600);
+        if (fd < 0)
+            return hw_file_open_fail(path, errno, 1, err, why, whylen);
+        return fd;
+    }
+    /* No O_TRUNC: what is there is checked first (on the fd, so it is the
+     * very file written), then truncated. O_NONBLOCK: a FIFO must not block
+     * the open before its owner is known. */
+    int fd = open(path, base | O_CREAT | O_NONBLOCK, 0600);
+    if (fd < 0 && errno == ENXIO) {
+        /* a FIFO without a reader yet: wait for one only if it is ours */
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISFIFO(st.st_mode) && hw_file_refuse(&st, why, whylen)) {
+            if (err)
+                *err = EPERM;
+            return -1;
+        }
+        fd = open(path, base);
+    }
+    if (fd < 0)
+        return hw_file_open_fail(path, errno, 0, err, why, whylen);
+    int e = hw_file_check(fd, why, whylen);
+    int fl = e ? 0 : fcntl(fd, F_GETFL);
+    if (!e && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)) {
+        e = errno;
+        hw_file_why(why, whylen, "%s", strerror(e));
+    }
+    struct stat st;
+    if (!e && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) {
+        e = errno;
+        hw_file_why(why, whylen, "cannot truncate it: %s", strerror(e));
+    }
+    if (e) {
+        close(fd);
+        if (err)
+            *err = e;
+        return -1;
+    }
+    return fd;
+}
+
+hw_sink *hw_sink_file_ex(const char *path, unsigned flags, int *err, char *why, size_t whylen)
+{
+    int fd = hw_file_create(path, flags, err, why, whylen);
+    if (fd < 0)
+        return NULL;
     hw_sink *s = hw_sink_fd(fd, 1);
     if (!s) {
         close(fd);
-        if (err)
-            *err = ENOMEM;
+        hw_file_fail(ENOMEM, err, why, whylen);
         return NULL;
     }
     snprintf(s->desc, sizeof s->desc, "%s", path);
     return s;
+}
+
+hw_sink *hw_sink_file(const char *path, int *err)
+{
+    return hw_sink_file_ex(path, 0, err, NULL, 0);
 }
 
 hw_sink *hw_sink_memory(size_t reserve)

@@ -45,8 +45,51 @@ typedef int (*hw_sink_write_fn)(void *ctx, const void *data, size_t len);
 /* A custom sink's close: release ctx; return 0 or an errno value. */
 typedef int (*hw_sink_close_fn)(void *ctx);
 
-/* Creates/truncates `path` (mode 0644). On failure returns NULL and sets
- * *err to the errno value. */
+/* ------------------------------------------------------------- output files
+ *
+ * Profiles and heap dumps hold what the program held (passwords, keys,
+ * personal data), and they are often written into shared directories such
+ * as /tmp. So an output file is created the way HotSpot creates its heap
+ * dumps (mode 0600), and never written through something another user may
+ * have planted at its path:
+ *  - a symbolic link as the last component of the path is refused (ELOOP,
+ *    "it is a symbolic link; refusing to write through it"), whoever owns
+ *    it and wherever it points (links in the directories above are
+ *    followed: the user chose them);
+ *  - a new file is created with mode 0600 (less with the umask);
+ *  - an existing path is written into only when it is a regular file owned
+ *    by the effective user with a single link (EPERM, EMLINK otherwise: a
+ *    hard link planted to someone's file, or another user's file, is never
+ *    truncated), a FIFO owned by the effective user (EPERM otherwise: a
+ *    planted FIFO would block the opener until someone reads it), or a
+ *    character device (/dev/null; only root makes those). Anything else is
+ *    refused (EINVAL). A regular file is truncated only after these checks,
+ *    on the open descriptor (no race between the check and the write), and
+ *    keeps its mode, as a shell redirection does;
+ *  - HW_FILE_NEW: the file must not exist at all (O_EXCL; a dangling link
+ *    counts as existing): EEXIST;
+ *  - HW_FILE_FRESH: the same, except that a regular file of the effective
+ *    user's with one link already there (a previous run's) is removed first,
+ *    so the file written is always one this call created.
+ * HotSpot refuses an existing dump file unless told to overwrite it, then
+ * follows links; the original hprof created 0644 files through any link.
+ * Overwriting the user's own regular file stays the default here (it is
+ * what force=y, the original's default, means). */
+#define HW_FILE_NEW 1u   /* the file must not exist */
+#define HW_FILE_FRESH 2u /* must be created here; a stale file of ours is replaced */
+#define HW_FILE_READ 4u  /* opened read-write (default: write-only) */
+
+/* Opens `path` for writing as the rules above say. Returns the fd
+ * (close-on-exec, at offset 0, empty if a regular file), or -1 with *err set
+ * to the errno value and, when why/whylen are given, a reason for messages
+ * ("it is a symbolic link; refusing to write through it", or the errno
+ * text) that does not repeat the path. */
+HPROF_API int hw_file_create(const char *path, unsigned flags, int *err, char *why, size_t whylen);
+/* hw_file_create as a sink (described by its path in writer messages). */
+HPROF_API hw_sink *hw_sink_file_ex(const char *path, unsigned flags, int *err, char *why,
+                                   size_t whylen);
+/* hw_sink_file_ex(path, 0, err, NULL, 0): an output file as above, mode 0600
+ * if new. On failure returns NULL and sets *err to the errno value. */
 HPROF_API hw_sink *hw_sink_file(const char *path, int *err);
 /* Writes to an open fd (file, pipe, socket). EINTR and short writes are
  * handled; SIGPIPE is not raised (MSG_NOSIGNAL on sockets). If `owns` the fd

@@ -156,10 +156,11 @@ forcegc_action() { :; }
 if [ -n "${STRESS_CASES:-}" ] && ! [[ forcegc-flood =~ $STRESS_CASES ]]; then
     :
 elif [ -n "$CTL" ] && [ -x "$CTL" ]; then
-    for ((k = 0; k < FLOOD; k++)); do echo gc; done >flood.cmds
-    echo exit >>flood.cmds
+    # the program allocates by then (it starts in well under 1.5 s)
+    { echo "sleep 1500"; for ((k = 0; k < FLOOD; k++)); do echo gc; done; echo exit; } >flood.cmds
     forcegc_check() {
         wait "$CPID" 2>/dev/null
+        grep -qx ready "$R.out" || { RESULT=bad; WHY="the flood ended the program before it allocated"; return; }
         verify_bin "$R.recv.hprof"
     }
     for jdk in $FOUND_JDKS; do

@@ -67,16 +67,6 @@ save_stacks() {
     } >"$log" 2>&1
 }
 
-# wait_for FILE TEXT SECONDS: until FILE holds a line TEXT (0) or the time is up (1)
-wait_for() {
-    local i
-    for ((i = 0; i < $3 * 10; i++)); do
-        grep -qx "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
-}
-
 # srun RUN DEADLINE STATUS ACTION JDK JAVA_ARGS...
 # Starts the JVM (stdout RUN.out, stderr RUN.err), runs the shell function
 # ACTION (or ":") with the JVM's pid in $PID once it printed "ready", then
@@ -90,9 +80,15 @@ srun() {
     local t0=$SECONDS
     "$jdk/bin/java" "$@" >"$run.out" 2>"$run.err" </dev/null &
     PID=$!
-    if wait_for "$run.out" ready 60; then
-        $action
-    fi
+    local i
+    for ((i = 0; i < 600; i++)); do # until "ready" (then the action), or the JVM is gone
+        if grep -qx ready "$run.out" 2>/dev/null; then
+            $action
+            break
+        fi
+        kill -0 "$PID" 2>/dev/null || break
+        sleep 0.1
+    done
     while kill -0 "$PID" 2>/dev/null && [ $((SECONDS - t0)) -lt "$deadline" ]; do
         sleep 0.1
     done

@@ -153,9 +153,12 @@ check_text() {
     esac
 }
 
-# case_report CASE JDKV RUNS OK FROZEN BAD
+# case_report CASE JDKV RUNS OK FROZEN BAD (the time since the last report
+# is the case's)
+CASE_T0=$SECONDS
 case_report() {
-    echo "stress: $1 jdk=$2 runs=$3 ok=$4 frozen=$5 bad=$6"
+    echo "stress: $1 jdk=$2 runs=$3 ok=$4 frozen=$5 bad=$6 ($((SECONDS - CASE_T0)) s)"
+    CASE_T0=$SECONDS
     if [ "$4" = "$3" ]; then PASSED=$((PASSED + 1)); else FAILED=$((FAILED + 1)); fi
 }
 

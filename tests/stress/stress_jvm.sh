@@ -7,7 +7,8 @@
 #                       sample every ms
 #  jcmd-storm-*         jcmd JVMTI.data_dump again and again while allocating,
 #                       the sampler on
-#  sigquit-storm-*      SIGQUIT again and again while allocating, the sampler on
+#  sigquit-storm-*      SIGQUIT again and again while allocating, the sampler on,
+#                       and System.exit while they arrive
 #  exit-in-dump         System.exit from another thread while a heap dump runs
 #  classes-dumps(-a)    heap dumps while classes load and unload all the time:
 #                       every dump file verifies (classes, ids, serials); text
@@ -67,13 +68,15 @@ jcmd_storm() {
     done
     touch "$R.stop"
 }
+# SIGQUITs every 20 ms; halfway, the program calls System.exit while they
+# go on arriving
 quit_storm() {
     local k
     for ((k = 0; k < STORM * 3; k++)); do
         kill -QUIT "$PID" 2>/dev/null || break
+        [ $k = $((STORM * 3 / 2)) ] && touch "$R.stop"
         sleep 0.02
     done
-    sleep 0.5
     touch "$R.stop"
 }
 # a dump, and System.exit while it runs

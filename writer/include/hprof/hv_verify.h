@@ -8,7 +8,7 @@
  * byte offset where it was found and a plain sentence. The kinds:
  *
  *   parser's own:   truncated, bad-length, unknown-tag, unknown-subtag,
- *                   bad-header, crosses-segment, bad-type, io
+ *                   bad-header, crosses-segment, bad-type, io, long-record
  *   heap structure: no-heap-end, zero-length-segment, segments-in-1.0.1,
  *                   multiple-heap-dumps, sub-after-end
  *   resolution:     unresolved-utf8, unresolved-class-serial,

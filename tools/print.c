@@ -44,6 +44,7 @@
 
 #include "hprof/hr_reader.h"
 #include "hu_map.h"
+#include "warnlimit.h"
 
 #define PRINT_EXIT_OK 0
 #define PRINT_EXIT_PROBLEMS 1
@@ -156,6 +157,7 @@ typedef struct print_model {
     char magic[32];
     int oom;
     uint64_t problems;
+    wl_limit shown; /* stderr: the first of each kind of message, then counts */
 
     char *str; /* NUL-terminated strings, addressed by offset */
     size_t nstr, capstr;
@@ -213,19 +215,22 @@ static int print_oom(print_model *m)
     return 1;
 }
 
-static void print_note(print_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void print_note(print_model *m, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-/* A problem with the input: on stderr for the commands; for a caller that
- * gave a buffer (the agent), the first one is kept there and the rest are
- * dropped (one message says what is wrong; the count is in m->problems). */
-static void print_note(print_model *m, const char *fmt, ...)
+/* A problem with the input: on stderr for the commands, the first
+ * WL_MAX_DEFAULT of each `kind` (a file can hold one per record; the rest
+ * are counted, and print_run says how many); for a caller that gave a
+ * buffer (the agent), the first one is kept there and the rest are dropped
+ * (one message says what is wrong; the count is in m->problems). */
+static void print_note(print_model *m, const char *kind, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     if (m->err) {
         if (m->errcap && !m->err[0])
             vsnprintf(m->err, m->errcap, fmt, ap);
-    } else {
+    } else if (wl_take(&m->shown, kind)) {
         fprintf(stderr, "hprof: %s: ", m->path);
         vfprintf(stderr, fmt, ap);
         fputc('\n', stderr);
@@ -322,7 +327,7 @@ static void print_m_problem(void *ctx, hr_severity sev, const char *kind, uint64
 {
     print_model *m = ctx;
     m->problems++;
-    print_note(m, "%s at offset %" PRIu64 " [%s]: %s", sev == HR_ERROR ? "ERROR" : "warning", off,
+    print_note(m, kind, "%s at offset %" PRIu64 " [%s]: %s", sev == HR_ERROR ? "ERROR" : "warning", off,
                kind, msg);
 }
 
@@ -475,6 +480,7 @@ static void print_model_init(print_model *m, const char *path)
 {
     memset(m, 0, sizeof *m);
     m->path = path;
+    wl_init(&m->shown, WL_MAX_DEFAULT);
     hu_map *maps[] = {&m->utf8,     &m->class_serial, &m->class_id, &m->serial_name,
                       &m->id_name,  &m->frame_ix,     &m->trace_ix, &m->layout_ix};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
@@ -565,7 +571,7 @@ static const print_trace *print_find_trace(print_ctx *c, uint32_t serial, size_t
     if (!hu_map_upsert(&c->warned, serial, 1, &ins))
         c->oom = 1;
     else if (ins)
-        print_note(c->m, "trace %" PRIu32 " is used but no TRACE record defines it", serial);
+        print_note(c->m, "undefined-trace", "trace %" PRIu32 " is used but no TRACE record defines it", serial);
     return NULL;
 }
 
@@ -1424,6 +1430,9 @@ static int print_run(print_ctx *c, const char *path, int want_heap)
     }
     if (c->mode == PRINT_COLLAPSED && !c->oom)
         print_collapsed_flush(c);
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "hprof: %.50s: ", path);
+    wl_summary(&m.shown, stderr, prefix);
     if (c->oom) {
         fprintf(stderr, "hprof: out of memory reading %s\n", path);
         status = PRINT_EXIT_PROBLEMS;

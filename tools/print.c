@@ -44,6 +44,7 @@
 
 #include "hprof/hr_reader.h"
 #include "hu_map.h"
+#include "superchain.h"
 #include "warnlimit.h"
 
 #define PRINT_EXIT_OK 0
@@ -178,6 +179,7 @@ typedef struct print_model {
     size_t ntframes, captframes;
     print_layout *layouts;
     size_t nlayouts, caplayouts;
+    uint32_t *chain_len; /* per layout: distinct classes on its super chain */
     print_field *fields;
     size_t nfields, capfields;
     print_dump *dumps;
@@ -498,8 +500,30 @@ static void print_model_cleanup(print_model *m)
     free(m->traces);
     free(m->tframes);
     free(m->layouts);
+    free(m->chain_len);
     free(m->fields);
     free(m->dumps);
+}
+
+/* After pass 1: each layout's count of distinct classes up its super chain
+ * (superchain.h), the bound of print_instance's walk in a file whose
+ * supers loop. */
+static void print_m_chains(print_model *m)
+{
+    if (!m->nlayouts)
+        return;
+    size_t *sup = malloc(m->nlayouts * sizeof *sup);
+    m->chain_len = malloc(m->nlayouts * sizeof *m->chain_len);
+    if (sup && m->chain_len) {
+        for (size_t i = 0; i < m->nlayouts; i++) {
+            hprof_id super = m->layouts[i].super_id;
+            const uint64_t *ix = super ? hu_map_get(&m->layout_ix, super) : NULL;
+            sup[i] = ix ? (size_t)*ix : SC_NONE;
+        }
+    }
+    if (!sup || !m->chain_len || sc_chain_lengths(sup, m->nlayouts, m->chain_len) != 0)
+        m->oom = 1;
+    free(sup);
 }
 
 /* ------------------------------------------------------------ pass 2 */
@@ -1014,9 +1038,12 @@ static void print_instance(print_ctx *c, const hr_sub *s)
     print_ln_lit(c, ")\n");
     hprof_id cls = s->u.inst.class_id;
     uint64_t off = 0;
-    /* the values hold the class's own fields, then each superclass's; a
-     * cycle in a lying file ends after as many steps as there are classes */
-    for (size_t depth = 0; cls && depth <= m->nlayouts; depth++) {
+    /* the values hold the class's own fields, then each superclass's; in a
+     * lying file whose supers loop, the walk ends after the distinct
+     * classes of the chain, each visited once */
+    const uint64_t *ix0 = hu_map_get(&m->layout_ix, cls);
+    size_t steps = ix0 && m->chain_len ? m->chain_len[*ix0] : 0;
+    for (size_t depth = 0; cls && depth < steps; depth++) {
         const uint64_t *ix = hu_map_get(&m->layout_ix, cls);
         if (!ix)
             break;
@@ -1354,6 +1381,8 @@ static int print_passes(print_ctx *c, hr_source *src, int want_heap, hr_status *
         print_m_finish(m, &m->class_serial, &m->serial_name);
     if (!m->oom)
         print_m_finish(m, &m->class_id, &m->id_name);
+    if (!m->oom)
+        print_m_chains(m);
     if (!m->oom && m->ntraces && !(c->printed = calloc(m->ntraces, 1)))
         m->oom = 1;
     if (m->oom)

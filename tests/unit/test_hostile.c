@@ -7,9 +7,12 @@
  *    many more there were, in a few KB of output (before: one line per
  *    record, 9 MB; the original report: 5 GB of stderr from a 500 KB .gz).
  *  - class hierarchies with a cycle (a class its own super, A -> B -> A,
- *    A -> B -> C -> A) and instances of them: `histo`, `print` and
- *    `verify` terminate (each run has a time limit), and verify reports
- *    the cycle (super-cycle).
+ *    A -> B -> C -> A) and instances of them: `histo`, `print`, `info` and
+ *    `verify` end (each run has a time limit), and verify reports each
+ *    cycle once (super-cycle); with 50 000 other classes and 200 000
+ *    instances of the cyclic ones, print's walk up each instance's chain
+ *    is bounded by the chain's distinct classes, not by the number of
+ *    classes (before: 60 s, now 0.1 s).
  *
  * The tool (HPROF_TOOL) runs in a child with stdout and stderr in files.
  */
@@ -136,13 +139,13 @@ static void hb_u4(host_buf *b, uint32_t v)
     hb_put(b, x, 4);
 }
 
-static __attribute__((unused)) void hb_u2(host_buf *b, unsigned v)
+static void hb_u2(host_buf *b, unsigned v)
 {
     hb_u1(b, (v >> 8) & 0xFF);
     hb_u1(b, v & 0xFF);
 }
 
-static __attribute__((unused)) void hb_id(host_buf *b, uint32_t v) /* 4-byte ids */
+static void hb_id(host_buf *b, uint32_t v) /* 4-byte ids */
 {
     hb_u4(b, v);
 }
@@ -228,6 +231,129 @@ static void test_unknown_flood(void)
     unlink(path);
 }
 
+/* ------------------------------- 13: class hierarchies with a cycle */
+
+#define HOST_FILLER_CLASSES 50000u /* classes outside the cycle */
+#define HOST_CYCLE_INSTANCES 200000u
+
+/* A CLASS DUMP (4-byte ids) with `nfields` int fields named by UTF8 1. */
+static void hb_class(host_buf *b, uint32_t id, uint32_t super, unsigned nfields)
+{
+    hb_u1(b, HPROF_GC_CLASS_DUMP);
+    hb_id(b, id);
+    hb_u4(b, 0);     /* trace */
+    hb_id(b, super);
+    for (int i = 0; i < 5; i++)
+        hb_id(b, 0); /* loader, signers, domain, reserved x2 */
+    hb_u4(b, 4 * nfields);
+    hb_u2(b, 0); /* constant pool */
+    hb_u2(b, 0); /* statics */
+    hb_u2(b, nfields);
+    for (unsigned i = 0; i < nfields; i++) {
+        hb_id(b, 1);
+        hb_u1(b, HPROF_TYPE_INT);
+    }
+}
+
+static void hb_instance(host_buf *b, uint32_t id, uint32_t cls, uint32_t nbytes)
+{
+    hb_u1(b, HPROF_GC_INSTANCE_DUMP);
+    hb_id(b, id);
+    hb_u4(b, 0);
+    hb_id(b, cls);
+    hb_u4(b, nbytes);
+    for (uint32_t i = 0; i < nbytes; i++)
+        hb_u1(b, i);
+}
+
+/* The heap: `filler` classes with no super and no fields, a class its own
+ * super (0x10), A -> B -> A (0x20, 0x21) and A -> B -> C -> A (0x30..0x32),
+ * with `fields` int fields each, then `per` instances of each cyclic class
+ * holding 12 bytes of values (more than any chain's fields). */
+static void host_cycle_file(const char *path, unsigned filler, unsigned fields, unsigned per)
+{
+    host_buf heap = {0}, b = {0};
+    for (unsigned i = 0; i < filler; i++)
+        hb_class(&heap, 0x100000 + 8 * i, 0, 0);
+    static const uint32_t cls[][2] = {{0x10, 0x10}, {0x20, 0x21}, {0x21, 0x20},
+                                      {0x30, 0x31}, {0x31, 0x32}, {0x32, 0x30}};
+    for (size_t i = 0; i < sizeof cls / sizeof cls[0]; i++)
+        hb_class(&heap, cls[i][0], cls[i][1], fields);
+    uint32_t obj = 0x1000000;
+    for (unsigned k = 0; k < per; k++)
+        for (size_t i = 0; i < sizeof cls / sizeof cls[0]; i++)
+            hb_instance(&heap, obj += 8, cls[i][0], 12);
+    hb_header(&b);
+    hb_rec(&b, HPROF_TAG_UTF8, 4 + 1);
+    hb_id(&b, 1);
+    hb_u1(&b, 'f');
+    hb_rec(&b, HPROF_TAG_HEAP_DUMP_SEGMENT, (uint32_t)heap.n);
+    hb_put(&b, heap.p, heap.n);
+    hb_rec(&b, HPROF_TAG_HEAP_DUMP_END, 0);
+    host_write(path, &b, 1);
+    free(heap.p);
+    free(b.p);
+}
+
+static size_t host_count(const char *s, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = s; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* Small cycles: every command ends, verify names each cycle once, print
+ * walks each instance's chain once round (one field line per class: the
+ * int fields are not shown, so the OBJ lines stand alone). */
+static void test_cycles_small(void)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/cycles.hprof.gz", host_dir);
+    host_cycle_file(path, 0, 1, 1);
+    static const char *const cmds[] = {"histo", "print", "verify", "info"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        const char *args[] = {cmds[i], path, NULL};
+        host_out o;
+        host_run(&o, args);
+        CU_ASSERT(o.status == 0 || o.status == 1);
+        if (strcmp(cmds[i], "verify") == 0) {
+            CU_ASSERT_EQUAL(o.status, 1);
+            CU_ASSERT_EQUAL(host_count(o.out, "[super-cycle]"), 3);
+            CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "names itself as its super class"));
+            CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "starts a cycle of 2 super classes"));
+            CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "starts a cycle of 3 super classes"));
+        } else if (strcmp(cmds[i], "print") == 0) {
+            CU_ASSERT_EQUAL(host_count(o.out, "\nOBJ "), 6);
+        } else if (strcmp(cmds[i], "histo") == 0) {
+            CU_ASSERT_EQUAL(o.status, 0);
+            CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "Total              6            144"));
+        }
+        host_free(&o);
+    }
+    unlink(path);
+}
+
+/* A 3-cycle of classes without fields among 50 000 other classes, 200 000
+ * instances of the cyclic classes: a walk bounded by the number of classes
+ * (50 000 steps per instance, 10^10 in all) does not end in time; one
+ * bounded by the chain's distinct classes takes 1-3 steps. */
+static void test_cycles_walk_bound(void)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/cycles-big.hprof.gz", host_dir);
+    host_cycle_file(path, HOST_FILLER_CLASSES, 0, HOST_CYCLE_INSTANCES / 6);
+    static const char *const cmds[] = {"print", "histo", "verify"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        const char *args[] = {cmds[i], path, NULL};
+        host_out o;
+        host_run(&o, args);
+        CU_ASSERT(o.status == 0 || o.status == 1);
+        host_free(&o);
+    }
+    unlink(path);
+}
+
 /* ----------------------------------------------------------- main */
 
 static int add_suites(void)
@@ -235,7 +361,11 @@ static int add_suites(void)
     CU_pSuite s = CU_add_suite("the tool on hostile files", NULL, NULL);
     if (!s)
         return -1;
-    if (!CU_add_test(s, "100 000 unknown records: bounded warnings, totals stated", test_unknown_flood))
+    if (!CU_add_test(s, "100 000 unknown records: bounded warnings, totals stated", test_unknown_flood) ||
+        !CU_add_test(s, "super cycles (self, 2, 3): every command ends, verify names each",
+                     test_cycles_small) ||
+        !CU_add_test(s, "a cycle among 50 000 classes: print's walk is bounded by the chain",
+                     test_cycles_walk_bound))
         return -1;
     return 0;
 }

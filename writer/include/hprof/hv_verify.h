@@ -15,7 +15,7 @@
  *                   unresolved-trace, unresolved-frame, unresolved-thread,
  *                   dangling-ref, missing-class-dump, missing-array-class,
  *                   missing-load-class, duplicate-id
- *   layout:         instance-size-mismatch, sites-total-mismatch,
+ *   layout:         instance-size-mismatch, super-cycle, sites-total-mismatch,
  *                   samples-total-mismatch
  *   compatibility:  android-extension (Android sub-records: once per file)
  *   ordering:       utf8-after-use, frame-after-trace, class-dump-after-instance,

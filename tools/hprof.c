@@ -478,7 +478,8 @@ static int hprof_cmd_histo(int argc, char **argv)
             r->name = unknown_names + i * sizeof unknown;
         }
     }
-    qsort(h.row, h.nrows, sizeof h.row[0], hprof_histo_cmp);
+    if (h.nrows) /* h.row is NULL without a heap dump: qsort's pointer must not be */
+        qsort(h.row, h.nrows, sizeof h.row[0], hprof_histo_cmp);
     printf(" num     #instances         #bytes  class name\n");
     printf("----------------------------------------------\n");
     uint64_t tc = 0, tb = 0;

@@ -111,7 +111,12 @@ static int on_record(void *ctx, const hr_record *r)
             z->sum += s.array_type + s.class_serial + s.trace_serial + s.live_bytes +
                       s.live_instances + s.alloc_bytes + s.alloc_instances;
         }
-        z->sum += (uint64_t)r->u.alloc_sites.cutoff;
+        {
+            /* its bits: a NaN or huge cutoff has no integer value (UBSan) */
+            uint32_t bits;
+            memcpy(&bits, &r->u.alloc_sites.cutoff, sizeof bits);
+            z->sum += bits;
+        }
         break;
     case HPROF_TAG_CPU_SAMPLES:
         FZ_CHECK(r->malformed || r->cut || 8 + (uint64_t)r->u.cpu_samples.ntraces * 8 == r->length);

@@ -30,6 +30,9 @@ enum hr_kind { HR_MEM, HR_MMAP, HR_FD, HR_GZ };
 #define HR_READ_CHUNK (1u << 20)
 #define HR_SKIP_CHUNK (256u << 10) /* scratch reads of hr_present */
 
+/* a cut body still holds the fixed head of every record kind it decodes */
+_Static_assert(HR_BODY_MAX >= 64, "HR_BODY_MAX below the longest fixed record head");
+
 struct hr_source {
     enum hr_kind kind;
     /* whole-input kinds */

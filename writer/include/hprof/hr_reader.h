@@ -34,8 +34,12 @@ extern "C" {
 /* The most bytes of one record's body (or of one primitive array's
  * elements) the reader holds at once: 16 MiB, far above what a JVM writes
  * (its symbols, the UTF8 records, are at most 64 KiB; an ALLOC SITES record
- * of 16 MiB lists 670 000 sites). */
+ * of 16 MiB lists 670 000 sites). A build may lower it for the whole tree
+ * (the fuzz build does, so that inputs of a few KB reach the cut paths);
+ * at least 64. */
+#ifndef HR_BODY_MAX
 #define HR_BODY_MAX (16u << 20)
+#endif
 
 typedef struct hr_header {
     hprof_version version; /* 0 when the magic is unknown (then parsing stops) */

@@ -370,6 +370,8 @@ static int hprof_histo_sub(void *ctx, const hr_sub *s)
     hprof_histo *h = ctx;
     hprof_histo_row *row = NULL;
     uint64_t bytes = 0;
+    if (s->part) /* a later part of an object array (hr_sub): counted once */
+        return 0;
     switch (s->tag) {
     case HPROF_GC_INSTANCE_DUMP:
         row = hprof_histo_row_for(h, s->u.inst.class_id);

@@ -377,6 +377,8 @@ static int print_m_class_dump(print_model *m, const hr_sub *s)
 static int print_m_sub(void *ctx, const hr_sub *s)
 {
     print_model *m = ctx;
+    if (s->part) /* a later part of an object array (hr_sub): counted once */
+        return 0;
     if (s->tag == HPROF_GC_CLASS_DUMP)
         return print_m_class_dump(m, s);
     int object = s->tag == HPROF_GC_INSTANCE_DUMP || s->tag == HPROF_GC_OBJ_ARRAY_DUMP ||
@@ -1018,6 +1020,8 @@ out:
 static void print_obj_array(print_ctx *c, const hr_sub *s)
 {
     unsigned idsz = c->m->idsz;
+    if (s->part) /* a later part of its elements (hr_sub): no second header */
+        goto elems;
     print_ln_lit(c, "ARR ");
     print_ln_hex(c, s->u.oarr.id);
     print_ln_lit(c, " (sz=");
@@ -1031,11 +1035,12 @@ static void print_obj_array(print_ctx *c, const hr_sub *s)
     print_ln_lit(c, "@");
     print_ln_hex(c, s->u.oarr.class_id);
     print_ln_lit(c, ")\n");
-    for (uint32_t i = 0; i < s->u.oarr.n; i++) {
+elems:
+    for (uint32_t i = 0; i < s->u.oarr.count; i++) {
         hprof_id e = hr_get_id(s->u.oarr.elems + (size_t)i * idsz, idsz);
         if (e) {
             print_ln_lit(c, "\t[");
-            print_ln_dec(c, i);
+            print_ln_dec(c, (uint64_t)s->u.oarr.first + i);
             print_ln_lit(c, "]\t\t");
             print_ln_hex(c, e);
             print_ln_lit(c, "\n");

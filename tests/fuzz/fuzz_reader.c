@@ -138,6 +138,18 @@ static int on_sub(void *ctx, const hr_sub *s)
     fz *z = ctx;
     unsigned id = z->id_size;
     FZ_CHECK(s->length >= 1);
+    if (s->part) {
+        /* a later part of an object array: its elements only (hr_sub) */
+        FZ_CHECK(s->tag == HPROF_GC_OBJ_ARRAY_DUMP && s->body == NULL);
+        FZ_CHECK(s->u.oarr.first > 0 && s->u.oarr.count > 0);
+        FZ_CHECK((uint64_t)s->u.oarr.first + s->u.oarr.count <= s->u.oarr.n);
+        FZ_CHECK(inside(z, s->u.oarr.elems, (uint64_t)s->u.oarr.count * id));
+        FZ_CHECK(s->u.oarr.elems == z->lo + s->offset + 1 + HPROF_OBJ_ARRAY_DUMP_FIXED(id) +
+                                        (uint64_t)s->u.oarr.first * id);
+        for (uint32_t i = 0; i < s->u.oarr.count; i++)
+            z->sum += hr_get_id(s->u.oarr.elems + (size_t)i * id, id);
+        return stop_now(z);
+    }
     FZ_CHECK(s->body != NULL);
     FZ_CHECK(inside(z, s->body - 1, s->length));
     FZ_CHECK(s->body - 1 == z->lo + s->offset);
@@ -177,8 +189,10 @@ static int on_sub(void *ctx, const hr_sub *s)
         touch(z, s->u.inst.values, s->u.inst.nbytes);
         break;
     case HPROF_GC_OBJ_ARRAY_DUMP:
+        FZ_CHECK(s->u.oarr.first == 0 && s->u.oarr.count <= s->u.oarr.n);
+        FZ_CHECK(s->u.oarr.count == s->u.oarr.n || s->u.oarr.count * (uint64_t)id == HR_BODY_MAX / id * id);
         FZ_CHECK(s->u.oarr.elems + (uint64_t)s->u.oarr.n * id == end);
-        for (uint32_t i = 0; i < s->u.oarr.n; i++)
+        for (uint32_t i = 0; i < s->u.oarr.count; i++)
             z->sum += hr_get_id(s->u.oarr.elems + (size_t)i * id, id);
         break;
     case HPROF_GC_PRIM_ARRAY_DUMP: {

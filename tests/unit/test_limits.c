@@ -184,6 +184,8 @@ static void lim_file(const char *path, int gz, const uint8_t *head, size_t nhead
  * it holds, else the number of the failed check). */
 typedef struct lim_seen {
     uint64_t records, cut, after, body_bytes, subs, sub_cut, parr_n;
+    uint64_t oarr_parts, oarr_elems, oarr_n, oarr_next; /* parts, elements seen, n, next first */
+    int oarr_bad;
     uint32_t first_len, first_body_len, utf8_len;
     uint8_t first_tag;
     unsigned long_record, truncated, unknown_tag, io, other_problems;
@@ -221,6 +223,20 @@ static int lim_on_sub(void *ctx, const hr_sub *sub)
     s->sub_cut += sub->cut;
     if (sub->tag == HPROF_GC_PRIM_ARRAY_DUMP)
         s->parr_n = sub->u.parr.n;
+    if (sub->tag == HPROF_GC_OBJ_ARRAY_DUMP) {
+        /* parts in order, each within HR_BODY_MAX, the elements readable */
+        if (sub->part != s->oarr_parts || sub->u.oarr.first != s->oarr_next ||
+            (uint64_t)sub->u.oarr.count * LIM_ID > HR_BODY_MAX || (sub->part == 0) != (sub->body != NULL))
+            s->oarr_bad = 1;
+        volatile uint8_t sum = 0;
+        for (uint64_t i = 0; i < (uint64_t)sub->u.oarr.count * LIM_ID; i += 4096)
+            sum += sub->u.oarr.elems[i];
+        (void)sum;
+        s->oarr_parts++;
+        s->oarr_elems += sub->u.oarr.count;
+        s->oarr_next = sub->u.oarr.first + sub->u.oarr.count;
+        s->oarr_n = sub->u.oarr.n;
+    }
     return 0;
 }
 
@@ -352,6 +368,24 @@ static int child_long_array(const char *path)
     return 0;
 }
 
+/* A heap dump segment holding one long Object[]: every element delivered,
+ * in parts of at most HR_BODY_MAX bytes, then HEAP DUMP END. */
+static int child_long_obj_array(const char *path)
+{
+    lim_seen s;
+    hr_status rc;
+    int e = lim_parse(path, &s, &rc);
+    if (e)
+        return e;
+    LIM_EXPECT(s.io == 0, 2);
+    LIM_EXPECT(rc == HR_OK, 3);
+    LIM_EXPECT(s.oarr_bad == 0, 4);
+    LIM_EXPECT(s.oarr_n == LIM_512M / LIM_ID && s.oarr_elems == s.oarr_n, 5);
+    LIM_EXPECT(s.oarr_parts == (LIM_512M + HR_BODY_MAX - 1) / HR_BODY_MAX, 6);
+    LIM_EXPECT(s.records == 2 && s.truncated == 0 && s.other_problems == 0, 7);
+    return 0;
+}
+
 /* ------------------------------------------------------------ tests */
 
 static void lim_check(int (*child)(const char *), const char *path)
@@ -454,6 +488,34 @@ static void test_long_array_gzip(void)
     unlink(path);
 }
 
+static int lim_tool(const char *cmd, const char *path, const char *out);
+
+static void test_long_obj_array_gzip(void)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/objarray.hprof.gz", lim_dir);
+    uint8_t head[128], tail[16];
+    size_t n = lim_header(head);
+    uint32_t sub = 1 + HPROF_OBJ_ARRAY_DUMP_FIXED(LIM_ID) + LIM_512M;
+    n += lim_rec_header(head + n, HPROF_TAG_HEAP_DUMP_SEGMENT, sub);
+    head[n++] = HPROF_GC_OBJ_ARRAY_DUMP;
+    put_u8(head + n, 0x1000);
+    put_u4(head + n + LIM_ID, 0);
+    put_u4(head + n + LIM_ID + 4, LIM_512M / LIM_ID);
+    put_u8(head + n + LIM_ID + 8, 0x2000);
+    n += HPROF_OBJ_ARRAY_DUMP_FIXED(LIM_ID);
+    size_t nt = lim_rec_header(tail, HPROF_TAG_HEAP_DUMP_END, 0);
+    lim_file(path, 1, head, n, LIM_512M, tail, nt);
+    lim_check(child_long_obj_array, path);
+    /* the tools count it once and end under the cap */
+    char out[128];
+    snprintf(out, sizeof out, "%s/tool.out", lim_dir);
+    CU_ASSERT_EQUAL(lim_tool("histo", path, out), 0);
+    CU_ASSERT_EQUAL(lim_tool("print", path, out), 0);
+    unlink(out);
+    unlink(path);
+}
+
 /* The tools under the same cap: exec'd with RLIMIT_AS set, stdout and
  * stderr to files; returns the exit status. */
 static int lim_tool(const char *cmd, const char *path, const char *out)
@@ -528,6 +590,8 @@ static int add_suites(void)
         !CU_add_test(s, "512 MB unknown record in a gzip: skipped, bounded", test_unknown_gzip) ||
         !CU_add_test(s, "4 GB claimed, 1 MB there: truncated, bounded", test_claims) ||
         !CU_add_test(s, "512 MB byte[] in a gzip: elements cut, bounded", test_long_array_gzip) ||
+        !CU_add_test(s, "512 MB Object[] in a gzip: every element, in parts, bounded",
+                     test_long_obj_array_gzip) ||
         !CU_add_test(s, "hprof info/histo/print on a 512 MB UTF8 under 256 MB", test_tools))
         return -1;
     return 0;

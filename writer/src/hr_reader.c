@@ -827,6 +827,7 @@ static void hr_fill_sub(hr_parser *p, hr_sub *s)
         s->u.oarr.n = hr_get_u4(b + id + 4);
         s->u.oarr.class_id = hr_get_id(b + id + 8, id);
         s->u.oarr.elems = b + 2 * id + 8;
+        s->u.oarr.count = s->u.oarr.n;
         break;
     case HPROF_GC_PRIM_ARRAY_DUMP:
         s->u.parr.id = hr_get_id(b, id);
@@ -854,6 +855,64 @@ static int hr_skip_rest(hr_parser *p, const hr_record *r, uint64_t pos, uint64_t
         hr_truncated(p, r->offset, hprof_tag_name(r->tag), HPROF_RECORD_HEADER_SIZE + (uint64_t)r->length,
                      0);
         return -1;
+    }
+    return 0;
+}
+
+/* Delivers the OBJECT ARRAY DUMP at `pos` (`size` bytes, its elements
+ * longer than HR_BODY_MAX) in parts of at most HR_BODY_MAX bytes of
+ * elements (hr_sub.part): its readers need every element (print lists
+ * them, the verifier resolves them), and holding them all would let a
+ * file choose the reader's memory. Returns 0, or -1 to stop. */
+static int hr_obj_array_parts(hr_parser *p, const hr_record *r, uint64_t pos, uint64_t size)
+{
+    unsigned id = p->idsz;
+    uint64_t fixed = 1 + HPROF_OBJ_ARRAY_DUMP_FIXED(id), avail;
+    uint32_t per = HR_BODY_MAX / id; /* elements per part */
+    /* all bytes at hand (memory, a mapped file): an array the file cuts is
+     * refused whole, as any other sub-record; a stream cannot know before */
+    if ((p->src->kind == HR_MEM || p->src->kind == HR_MMAP) &&
+        hr_present(p->src, pos + size) < pos + size) {
+        hr_truncated(p, pos, hprof_sub_name(HPROF_GC_OBJ_ARRAY_DUMP), size,
+                     hr_present(p->src, pos + size) - pos);
+        return -1;
+    }
+    const uint8_t *b = hr_need(p->src, pos, fixed + (uint64_t)per * id, &avail);
+    if (avail < fixed + (uint64_t)per * id) {
+        hr_truncated(p, pos, hprof_sub_name(HPROF_GC_OBJ_ARRAY_DUMP), size, avail);
+        return -1;
+    }
+    if (p->st) {
+        p->st->subs[HPROF_GC_OBJ_ARRAY_DUMP]++;
+        p->st->sub_bytes[HPROF_GC_OBJ_ARRAY_DUMP] += size;
+    }
+    hr_sub s;
+    memset(&s, 0, sizeof s);
+    s.tag = HPROF_GC_OBJ_ARRAY_DUMP;
+    s.length = (uint32_t)size;
+    s.offset = pos;
+    s.record_offset = r->offset;
+    s.body = b + 1;
+    hr_fill_sub(p, &s);
+    uint32_t n = s.u.oarr.n;
+    for (uint32_t first = 0; first < n; first += s.u.oarr.count, s.part++) {
+        uint32_t k = n - first < per ? n - first : per;
+        if (first) {
+            uint64_t at = pos + fixed + (uint64_t)first * id;
+            b = hr_need(p->src, at, (uint64_t)k * id, &avail);
+            if (avail < (uint64_t)k * id) {
+                hr_truncated(p, pos, hprof_sub_name(HPROF_GC_OBJ_ARRAY_DUMP), size, at - pos + avail);
+                return -1;
+            }
+            s.body = NULL;
+            s.u.oarr.elems = b;
+        }
+        s.u.oarr.first = first;
+        s.u.oarr.count = k;
+        if (p->cb->on_sub && p->cb->on_sub(p->ctx, &s)) {
+            p->stopped = 1;
+            return -1;
+        }
     }
     return 0;
 }
@@ -891,6 +950,12 @@ static int hr_parse_heap(hr_parser *p, const hr_record *r, uint64_t start, uint6
                        (unsigned long long)(end - pos), hprof_tag_name(r->tag),
                        (unsigned long long)r->offset);
             return hr_skip_rest(p, r, pos, end);
+        }
+        if (tag == HPROF_GC_OBJ_ARRAY_DUMP && size - (1 + HPROF_OBJ_ARRAY_DUMP_FIXED(p->idsz)) > HR_BODY_MAX) {
+            if (hr_obj_array_parts(p, r, pos, size) != 0)
+                return -1;
+            pos += size;
+            continue;
         }
         /* a primitive array's elements are held up to HR_BODY_MAX bytes: no
          * reader of them needs more, and real dumps hold 100 MB byte[]s */

@@ -1312,13 +1312,13 @@ static void hv_p2_sub(hv_ctx *c, const hr_sub *s)
     case HPROF_GC_INSTANCE_DUMP:
         hv_p2_instance(c, s);
         break;
-    case HPROF_GC_OBJ_ARRAY_DUMP:
-        for (uint32_t i = 0; i < s->u.oarr.n; i++) {
+    case HPROF_GC_OBJ_ARRAY_DUMP: /* one part of the elements (hr_sub.part) */
+        for (uint32_t i = 0; i < s->u.oarr.count; i++) {
             hprof_id ref = hr_get_id(s->u.oarr.elems + (size_t)i * c->id_size, c->id_size);
             if (hv_known(c, ref))
                 continue;
-            snprintf(where, sizeof where, "Element %u of OBJ ARRAY DUMP of object 0x%llx", i,
-                     (unsigned long long)s->u.oarr.id);
+            snprintf(where, sizeof where, "Element %u of OBJ ARRAY DUMP of object 0x%llx",
+                     s->u.oarr.first + i, (unsigned long long)s->u.oarr.id);
             hv_dangling(c, s->offset, ref, where);
         }
         break;
@@ -1362,10 +1362,12 @@ static int hv_on_record(void *ctx, const hr_record *r)
 static int hv_on_sub(void *ctx, const hr_sub *s)
 {
     hv_ctx *c = ctx;
-    if (c->pass == 1)
-        hv_p1_sub(c, s);
-    else
+    if (c->pass == 1) {
+        if (!s->part) /* later parts of an object array: only its elements */
+            hv_p1_sub(c, s);
+    } else {
         hv_p2_sub(c, s);
+    }
     return c->oom;
 }
 

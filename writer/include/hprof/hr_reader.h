@@ -15,9 +15,10 @@
  * longer than HR_BODY_MAX is not held whole even when its bytes are there
  * (a legitimate 200 MB UTF8, an unknown 4 GB record): its first bytes are
  * delivered, flagged `cut`, and the rest is read past in bounded chunks
- * (checked to be present). Heap sub-records other than PRIMITIVE ARRAY
- * DUMP are still held whole: an OBJECT ARRAY's elements and an INSTANCE's
- * values are what their readers need.
+ * (checked to be present). An OBJECT ARRAY DUMP longer than that comes in
+ * parts (hr_sub.part). Other heap sub-records are held whole: INSTANCE
+ * DUMP values and CLASS DUMPs are bounded by their classes' layouts in
+ * any real dump (a lying one costs what its bytes really hold).
  */
 #ifndef HPROF_HR_READER_H
 #define HPROF_HR_READER_H
@@ -94,10 +95,22 @@ typedef struct hr_record {
  * A PRIMITIVE ARRAY DUMP whose elements take more than HR_BODY_MAX bytes is
  * delivered `cut`: parr.n is the whole count, but parr.elems holds only the
  * first HR_BODY_MAX bytes of elements (the rest is checked to be there, and
- * read past). */
+ * read past).
+ *
+ * An OBJECT ARRAY DUMP whose elements take more than HR_BODY_MAX bytes is
+ * delivered in parts, one on_sub call each, in order: every part has the
+ * same tag, offset, length and header fields (oarr.id, n, class_id...), and
+ * oarr.elems holds oarr.count elements starting at element oarr.first; `part`
+ * numbers them from 0. A consumer counts the object on part 0 only. Parts
+ * after the first have `body` NULL (the header's bytes are gone). A stream
+ * (fd, pipe, gzip) that ends inside such an array has had its first parts
+ * delivered before the truncation is reported; from memory or a mapped file
+ * no part is delivered, as for any other sub-record the file cuts. A whole
+ * array: part 0, first 0, count n. */
 typedef struct hr_sub {
     uint8_t tag;
     uint8_t cut;
+    uint32_t part; /* OBJECT ARRAY DUMP in parts (above); 0 otherwise */
     uint32_t length;
     uint64_t offset;         /* of the sub-tag byte */
     uint64_t record_offset;  /* of the enclosing 0x0C/0x1C record */
@@ -114,7 +127,9 @@ typedef struct hr_sub {
         struct { hprof_id id; uint32_t trace_serial; hprof_id class_id; uint32_t nbytes;
                  const uint8_t *values; } inst;
         struct { hprof_id id; uint32_t trace_serial; uint32_t n; hprof_id class_id;
-                 const uint8_t *elems; } oarr; /* elems: n ids, use hr_get_id */
+                 const uint8_t *elems; uint32_t first, count; } oarr;
+                 /* elems: `count` ids from element `first` (all n unless in
+                  * parts, above); use hr_get_id */
         struct { hprof_id id; uint32_t trace_serial; uint32_t n; uint8_t type;
                  const uint8_t *elems; } parr; /* elems: n big-endian values */
     } u;

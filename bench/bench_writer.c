@@ -413,6 +413,8 @@ static int rb_record(void *ctx, const hr_record *r)
 static int rb_sub(void *ctx, const hr_sub *s)
 {
     readback *rb = ctx;
+    if (s->part) /* a later part of an object array (hr_sub): counted once */
+        return 0;
     rb->got.subs[s->tag]++;
     switch (s->tag) {
     case HPROF_GC_INSTANCE_DUMP: rb->touch += s->u.inst.class_id + s->u.inst.nbytes; break;

@@ -17,6 +17,7 @@
 #include "hprof/hr_reader.h"
 #include "hprof/hv_verify.h"
 #include "hu_map.h"
+#include "warnlimit.h"
 
 #define HPROF_EXIT_OK 0
 #define HPROF_EXIT_PROBLEMS 1
@@ -32,7 +33,8 @@ static const char hprof_usage[] =
     "  info FILE             header, record and sub-record counts and bytes, read time\n"
     "  verify [options] FILE report what real readers (VisualVM, jhat, shark...) choke on,\n"
     "                        with byte offsets; exit 1 if anything is found\n"
-    "      --max N           report at most N problems of each kind in full (default 10)\n"
+    "      --max N           list at most N problems of each kind in full (default 10;\n"
+    "                        0 = all); the table at the end counts every one\n"
     "      --ignore KIND     do not count problems of KIND (repeatable)\n"
     "      --hotspot         ignore dangling-ref, as HotSpot's own dumps (CDS) hold them\n"
     "  histo [--top N] FILE  class histogram of the heap dump: instances, shallow bytes,\n"
@@ -83,6 +85,7 @@ static hr_source *hprof_open(const char *path)
 typedef struct hprof_info_ctx {
     hr_header h;
     uint64_t problems;
+    wl_limit shown; /* the first WL_MAX_DEFAULT problems of each kind, then counts */
 } hprof_info_ctx;
 
 static int hprof_info_header(void *ctx, const hr_header *h)
@@ -96,6 +99,8 @@ static void hprof_print_problem(void *ctx, hr_severity sev, const char *kind, ui
 {
     hprof_info_ctx *c = ctx;
     c->problems++;
+    if (!wl_take(&c->shown, kind))
+        return;
     printf("  %s at offset %" PRIu64 " [%s]: %s\n", sev == HR_ERROR ? "ERROR" : "warning", off, kind,
            msg);
 }
@@ -109,6 +114,7 @@ static int hprof_cmd_info(int argc, char **argv)
         return HPROF_EXIT_PROBLEMS;
     hprof_info_ctx c;
     memset(&c, 0, sizeof c);
+    wl_init(&c.shown, WL_MAX_DEFAULT);
     hr_callbacks cb = {.on_header = hprof_info_header, .on_problem = hprof_print_problem};
     static hr_stats st;
     double t0 = hprof_now();
@@ -116,6 +122,7 @@ static int hprof_cmd_info(int argc, char **argv)
     double dt = hprof_now() - t0;
     int gz = hr_source_is_gzip(src);
     hr_source_close(src);
+    wl_summary(&c.shown, stdout, "  ");
 
     printf("file:       %s%s\n", argv[1], gz ? " (gzip)" : "");
     if (c.h.version) {
@@ -172,6 +179,14 @@ static void hprof_verify_print(void *ctx, const hv_problem *p)
            p->offset, p->kind, p->message);
 }
 
+static int hprof_verify_ignored(const char *const *ignore, const char *kind)
+{
+    for (; *ignore; ignore++)
+        if (strcmp(*ignore, kind) == 0)
+            return 1;
+    return 0;
+}
+
 static int hprof_cmd_verify(int argc, char **argv)
 {
     const char *ignore[64];
@@ -215,6 +230,13 @@ static int hprof_cmd_verify(int argc, char **argv)
         fprintf(stderr, "hprof: verify ran out of memory on %s\n", path);
         return HPROF_EXIT_PROBLEMS;
     }
+    uint64_t unlisted = 0;
+    for (unsigned i = 0; i < res.nkinds && o.max_per_kind; i++)
+        if (!hprof_verify_ignored(ignore, res.kinds[i].kind) && res.kinds[i].count > o.max_per_kind)
+            unlisted += res.kinds[i].count - o.max_per_kind;
+    if (unlisted)
+        printf("... and %" PRIu64 " more problems not listed (at most %u of each kind: --max)\n",
+               unlisted, o.max_per_kind);
     for (unsigned i = 0; i < res.nkinds; i++)
         printf("  %-32s %10" PRIu64 " %s\n", res.kinds[i].kind, res.kinds[i].count,
                res.kinds[i].severity == HR_ERROR ? "error(s)" : "warning(s)");
@@ -348,6 +370,8 @@ static int hprof_histo_sub(void *ctx, const hr_sub *s)
     hprof_histo *h = ctx;
     hprof_histo_row *row = NULL;
     uint64_t bytes = 0;
+    if (s->part) /* a later part of an object array (hr_sub): counted once */
+        return 0;
     switch (s->tag) {
     case HPROF_GC_INSTANCE_DUMP:
         row = hprof_histo_row_for(h, s->u.inst.class_id);
@@ -456,7 +480,8 @@ static int hprof_cmd_histo(int argc, char **argv)
             r->name = unknown_names + i * sizeof unknown;
         }
     }
-    qsort(h.row, h.nrows, sizeof h.row[0], hprof_histo_cmp);
+    if (h.nrows) /* h.row is NULL without a heap dump: qsort's pointer must not be */
+        qsort(h.row, h.nrows, sizeof h.row[0], hprof_histo_cmp);
     printf(" num     #instances         #bytes  class name\n");
     printf("----------------------------------------------\n");
     uint64_t tc = 0, tb = 0;

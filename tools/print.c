@@ -3,8 +3,9 @@
  * collapsed`: a binary HPROF file shown as the original agent's text
  * (java.hprof.txt, reference §3), or as collapsed stacks.
  *
- * Owns the text layout of those commands, the VM-to-Java class name
- * conversion, and the two-pass reading they share. The agent links this
+ * Owns the text layout of those commands and the two-pass reading they
+ * share (the VM-to-Java class name conversion and the copy of standard
+ * input are in print_util.c). The agent links this
  * file for format=a heap dumps: print_heap_dumps renders only the heap
  * dumps, to any FILE, with messages returned instead of printed.
  *
@@ -44,74 +45,13 @@
 
 #include "hprof/hr_reader.h"
 #include "hu_map.h"
+#include "superchain.h"
+#include "warnlimit.h"
 
 #define PRINT_EXIT_OK 0
 #define PRINT_EXIT_PROBLEMS 1
 #define PRINT_EXIT_USAGE 2
 #define PRINT_LINE_FLUSH (64u * 1024u) /* bytes of a huge array's lines held at once */
-
-/* ------------------------------------------------------ pure helpers */
-
-static void print_put(char *out, size_t cap, size_t *n, const char *s, size_t k, int dots)
-{
-    for (size_t i = 0; i < k; i++, (*n)++)
-        if (*n + 1 < cap)
-            out[*n] = (dots && s[i] == '/') ? '.' : s[i];
-}
-
-static const char *print_prim_name(char c)
-{
-    switch (c) {
-    case 'Z': return "boolean";
-    case 'B': return "byte";
-    case 'C': return "char";
-    case 'S': return "short";
-    case 'I': return "int";
-    case 'J': return "long";
-    case 'F': return "float";
-    case 'D': return "double";
-    default: return NULL;
-    }
-}
-
-size_t print_java_name(const char *vm, size_t len, char *out, size_t cap)
-{
-    size_t n = 0, dims = 0;
-    while (dims < len && vm[dims] == '[')
-        dims++;
-    const char *rest = vm + dims;
-    size_t rlen = len - dims;
-    int sig = rlen >= 2 && rest[0] == 'L' && rest[rlen - 1] == ';';
-    const char *prim = rlen == 1 ? print_prim_name(rest[0]) : NULL;
-    if (dims && prim) {
-        print_put(out, cap, &n, prim, strlen(prim), 0);
-    } else if (sig) {
-        /* a class name cannot end in ';', so "Lx;" is always a signature */
-        print_put(out, cap, &n, rest + 1, rlen - 2, 1);
-    } else {
-        /* not a descriptor ("java.lang.String", "int[]", or garbage such as
-         * "[Q"): keep it as written, with slashes as dots */
-        dims = 0;
-        print_put(out, cap, &n, vm, len, 1);
-    }
-    for (size_t d = 0; d < dims; d++)
-        print_put(out, cap, &n, "[]", 2, 0);
-    if (cap)
-        out[n < cap ? n : cap - 1] = 0;
-    return n;
-}
-
-const char *print_line_text(int32_t line, char *buf, size_t cap)
-{
-    switch (line) {
-    case HPROF_LINE_UNKNOWN: return "Unknown line";
-    case HPROF_LINE_COMPILED: return "Compiled method";
-    case HPROF_LINE_NATIVE: return "Native method";
-    default:
-        snprintf(buf, cap, "%" PRId32, line);
-        return buf;
-    }
-}
 
 /* ------------------------------------------------------------ model */
 
@@ -156,6 +96,7 @@ typedef struct print_model {
     char magic[32];
     int oom;
     uint64_t problems;
+    wl_limit shown; /* stderr: the first of each kind of message, then counts */
 
     char *str; /* NUL-terminated strings, addressed by offset */
     size_t nstr, capstr;
@@ -176,6 +117,7 @@ typedef struct print_model {
     size_t ntframes, captframes;
     print_layout *layouts;
     size_t nlayouts, caplayouts;
+    uint32_t *chain_len; /* per layout: distinct classes on its super chain */
     print_field *fields;
     size_t nfields, capfields;
     print_dump *dumps;
@@ -213,19 +155,22 @@ static int print_oom(print_model *m)
     return 1;
 }
 
-static void print_note(print_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void print_note(print_model *m, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-/* A problem with the input: on stderr for the commands; for a caller that
- * gave a buffer (the agent), the first one is kept there and the rest are
- * dropped (one message says what is wrong; the count is in m->problems). */
-static void print_note(print_model *m, const char *fmt, ...)
+/* A problem with the input: on stderr for the commands, the first
+ * WL_MAX_DEFAULT of each `kind` (a file can hold one per record; the rest
+ * are counted, and print_run says how many); for a caller that gave a
+ * buffer (the agent), the first one is kept there and the rest are dropped
+ * (one message says what is wrong; the count is in m->problems). */
+static void print_note(print_model *m, const char *kind, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     if (m->err) {
         if (m->errcap && !m->err[0])
             vsnprintf(m->err, m->errcap, fmt, ap);
-    } else {
+    } else if (wl_take(&m->shown, kind)) {
         fprintf(stderr, "hprof: %s: ", m->path);
         vfprintf(stderr, fmt, ap);
         fputc('\n', stderr);
@@ -322,7 +267,7 @@ static void print_m_problem(void *ctx, hr_severity sev, const char *kind, uint64
 {
     print_model *m = ctx;
     m->problems++;
-    print_note(m, "%s at offset %" PRIu64 " [%s]: %s", sev == HR_ERROR ? "ERROR" : "warning", off,
+    print_note(m, kind, "%s at offset %" PRIu64 " [%s]: %s", sev == HR_ERROR ? "ERROR" : "warning", off,
                kind, msg);
 }
 
@@ -432,6 +377,8 @@ static int print_m_class_dump(print_model *m, const hr_sub *s)
 static int print_m_sub(void *ctx, const hr_sub *s)
 {
     print_model *m = ctx;
+    if (s->part) /* a later part of an object array (hr_sub): counted once */
+        return 0;
     if (s->tag == HPROF_GC_CLASS_DUMP)
         return print_m_class_dump(m, s);
     int object = s->tag == HPROF_GC_INSTANCE_DUMP || s->tag == HPROF_GC_OBJ_ARRAY_DUMP ||
@@ -475,6 +422,7 @@ static void print_model_init(print_model *m, const char *path)
 {
     memset(m, 0, sizeof *m);
     m->path = path;
+    wl_init(&m->shown, WL_MAX_DEFAULT);
     hu_map *maps[] = {&m->utf8,     &m->class_serial, &m->class_id, &m->serial_name,
                       &m->id_name,  &m->frame_ix,     &m->trace_ix, &m->layout_ix};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
@@ -492,8 +440,30 @@ static void print_model_cleanup(print_model *m)
     free(m->traces);
     free(m->tframes);
     free(m->layouts);
+    free(m->chain_len);
     free(m->fields);
     free(m->dumps);
+}
+
+/* After pass 1: each layout's count of distinct classes up its super chain
+ * (superchain.h), the bound of print_instance's walk in a file whose
+ * supers loop. */
+static void print_m_chains(print_model *m)
+{
+    if (!m->nlayouts)
+        return;
+    size_t *sup = malloc(m->nlayouts * sizeof *sup);
+    m->chain_len = malloc(m->nlayouts * sizeof *m->chain_len);
+    if (sup && m->chain_len) {
+        for (size_t i = 0; i < m->nlayouts; i++) {
+            hprof_id super = m->layouts[i].super_id;
+            const uint64_t *ix = super ? hu_map_get(&m->layout_ix, super) : NULL;
+            sup[i] = ix ? (size_t)*ix : SC_NONE;
+        }
+    }
+    if (!sup || !m->chain_len || sc_chain_lengths(sup, m->nlayouts, m->chain_len) != 0)
+        m->oom = 1;
+    free(sup);
 }
 
 /* ------------------------------------------------------------ pass 2 */
@@ -566,7 +536,7 @@ static const print_trace *print_find_trace(print_ctx *c, uint32_t serial, size_t
     if (!hu_map_upsert(&c->warned, serial, 1, &ins))
         c->oom = 1;
     else if (ins)
-        print_note(c->m, "trace %" PRIu32 " is used but no TRACE record defines it", serial);
+        print_note(c->m, "undefined-trace", "trace %" PRIu32 " is used but no TRACE record defines it", serial);
     return NULL;
 }
 
@@ -1016,9 +986,12 @@ static void print_instance(print_ctx *c, const hr_sub *s)
     print_ln_lit(c, ")\n");
     hprof_id cls = s->u.inst.class_id;
     uint64_t off = 0;
-    /* the values hold the class's own fields, then each superclass's; a
-     * cycle in a lying file ends after as many steps as there are classes */
-    for (size_t depth = 0; cls && depth <= m->nlayouts; depth++) {
+    /* the values hold the class's own fields, then each superclass's; in a
+     * lying file whose supers loop, the walk ends after the distinct
+     * classes of the chain, each visited once */
+    const uint64_t *ix0 = hu_map_get(&m->layout_ix, cls);
+    size_t steps = ix0 && m->chain_len ? m->chain_len[*ix0] : 0;
+    for (size_t depth = 0; cls && depth < steps; depth++) {
         const uint64_t *ix = hu_map_get(&m->layout_ix, cls);
         if (!ix)
             break;
@@ -1055,6 +1028,8 @@ out:
 static void print_obj_array(print_ctx *c, const hr_sub *s)
 {
     unsigned idsz = c->m->idsz;
+    if (s->part) /* a later part of its elements (hr_sub): no second header */
+        goto elems;
     print_ln_lit(c, "ARR ");
     print_ln_hex(c, s->u.oarr.id);
     print_ln_lit(c, " (sz=");
@@ -1068,11 +1043,12 @@ static void print_obj_array(print_ctx *c, const hr_sub *s)
     print_ln_lit(c, "@");
     print_ln_hex(c, s->u.oarr.class_id);
     print_ln_lit(c, ")\n");
-    for (uint32_t i = 0; i < s->u.oarr.n; i++) {
+elems:
+    for (uint32_t i = 0; i < s->u.oarr.count; i++) {
         hprof_id e = hr_get_id(s->u.oarr.elems + (size_t)i * idsz, idsz);
         if (e) {
             print_ln_lit(c, "\t[");
-            print_ln_dec(c, i);
+            print_ln_dec(c, (uint64_t)s->u.oarr.first + i);
             print_ln_lit(c, "]\t\t");
             print_ln_hex(c, e);
             print_ln_lit(c, "\n");
@@ -1281,61 +1257,6 @@ static int print_usage_error(const char *fmt, const char *arg)
     return PRINT_EXIT_USAGE;
 }
 
-/* Copies standard input to a temporary file, as pass 2 must re-read it.
- * Returns the malloc'ed path, or NULL with a message. */
-static char *print_spool_stdin(void)
-{
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-    size_t n = strlen(dir) + 32;
-    char *path = malloc(n);
-    if (!path) {
-        fprintf(stderr, "hprof: out of memory\n");
-        return NULL;
-    }
-    snprintf(path, n, "%s/hprof-print-XXXXXX", dir);
-    int fd = mkstemp(path);
-    if (fd < 0) {
-        fprintf(stderr, "hprof: cannot create a temporary copy of standard input in %s: %s\n", dir,
-                strerror(errno));
-        free(path);
-        return NULL;
-    }
-    char buf[65536];
-    int err = 0;
-    for (;;) {
-        ssize_t r = read(0, buf, sizeof buf);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            err = r < 0 ? errno : 0;
-            break;
-        }
-        for (ssize_t w = 0; w < r;) {
-            ssize_t k = write(fd, buf + w, (size_t)(r - w));
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k < 0) {
-                err = errno;
-                break;
-            }
-            w += k;
-        }
-        if (err)
-            break;
-    }
-    if (close(fd) != 0 && !err)
-        err = errno;
-    if (err) {
-        fprintf(stderr, "hprof: cannot copy standard input to %s: %s\n", path, strerror(err));
-        unlink(path);
-        free(path);
-        return NULL;
-    }
-    return path;
-}
-
 /* The reasons print_passes could not run both passes. */
 enum { PRINT_PASS_OK, PRINT_PASS_NOT_HPROF, PRINT_PASS_OOM, PRINT_PASS_REREAD };
 
@@ -1356,6 +1277,8 @@ static int print_passes(print_ctx *c, hr_source *src, int want_heap, hr_status *
         print_m_finish(m, &m->class_serial, &m->serial_name);
     if (!m->oom)
         print_m_finish(m, &m->class_id, &m->id_name);
+    if (!m->oom)
+        print_m_chains(m);
     if (!m->oom && m->ntraces && !(c->printed = calloc(m->ntraces, 1)))
         m->oom = 1;
     if (m->oom)
@@ -1432,6 +1355,9 @@ static int print_run(print_ctx *c, const char *path, int want_heap)
     }
     if (c->mode == PRINT_COLLAPSED && !c->oom)
         print_collapsed_flush(c);
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "hprof: %.50s: ", path);
+    wl_summary(&m.shown, stderr, prefix);
     if (c->oom) {
         fprintf(stderr, "hprof: out of memory reading %s\n", path);
         status = PRINT_EXIT_PROBLEMS;

@@ -64,4 +64,9 @@ size_t print_java_name(const char *vm, size_t len, char *out, size_t cap);
  * "Compiled method" (-2), "Native method" (-3). Returns `buf` or a literal. */
 const char *print_line_text(int32_t line, char *buf, size_t cap);
 
+/* For the commands (print_util.c): copies standard input to a temporary file
+ * under $TMPDIR (or /tmp), as the two passes must re-read it. Returns the
+ * malloc'ed path (unlink and free it), or NULL after a message on stderr. */
+char *print_spool_stdin(void);
+
 #endif /* HPROF_TOOLS_PRINT_H */

@@ -83,8 +83,10 @@ static int on_record(void *ctx, const hr_record *r)
     if (r->tag == HPROF_TAG_HEAP_DUMP || r->tag == HPROF_TAG_HEAP_DUMP_SEGMENT)
         return stop_now(z);
     FZ_CHECK(r->body != NULL);
-    FZ_CHECK(inside(z, r->body, r->length));
-    touch(z, r->body, r->length);
+    FZ_CHECK(r->body_len <= r->length && r->body_len <= HR_BODY_MAX);
+    FZ_CHECK(r->cut == (r->body_len < r->length));
+    FZ_CHECK(inside(z, r->body, r->body_len));
+    touch(z, r->body, r->body_len);
     if (r->malformed) {
         /* the layout is contradicted: `u` is all zero and must not be used */
         static const uint8_t zero[sizeof r->u];
@@ -97,22 +99,27 @@ static int on_record(void *ctx, const hr_record *r)
         touch(z, (const uint8_t *)r->u.utf8.str, r->u.utf8.len);
         break;
     case HPROF_TAG_TRACE:
-        FZ_CHECK(r->malformed || 12 + (uint64_t)r->u.trace.nframes * id == r->length);
+        FZ_CHECK(r->malformed || r->cut || 12 + (uint64_t)r->u.trace.nframes * id == r->length);
         for (uint32_t i = 0; i < r->u.trace.nframes; i++)
             z->sum += hr_trace_frame(r, id, i);
         break;
     case HPROF_TAG_ALLOC_SITES:
-        FZ_CHECK(r->malformed || 34 + (uint64_t)r->u.alloc_sites.nsites * 25 == r->length);
+        FZ_CHECK(r->malformed || r->cut || 34 + (uint64_t)r->u.alloc_sites.nsites * 25 == r->length);
         for (uint32_t i = 0; i < r->u.alloc_sites.nsites; i++) {
             hr_alloc_site s;
             hr_alloc_site_at(r, i, &s);
             z->sum += s.array_type + s.class_serial + s.trace_serial + s.live_bytes +
                       s.live_instances + s.alloc_bytes + s.alloc_instances;
         }
-        z->sum += (uint64_t)r->u.alloc_sites.cutoff;
+        {
+            /* its bits: a NaN or huge cutoff has no integer value (UBSan) */
+            uint32_t bits;
+            memcpy(&bits, &r->u.alloc_sites.cutoff, sizeof bits);
+            z->sum += bits;
+        }
         break;
     case HPROF_TAG_CPU_SAMPLES:
-        FZ_CHECK(r->malformed || 8 + (uint64_t)r->u.cpu_samples.ntraces * 8 == r->length);
+        FZ_CHECK(r->malformed || r->cut || 8 + (uint64_t)r->u.cpu_samples.ntraces * 8 == r->length);
         for (uint32_t i = 0; i < r->u.cpu_samples.ntraces; i++) {
             uint32_t c, t;
             hr_cpu_sample_at(r, i, &c, &t);
@@ -131,6 +138,18 @@ static int on_sub(void *ctx, const hr_sub *s)
     fz *z = ctx;
     unsigned id = z->id_size;
     FZ_CHECK(s->length >= 1);
+    if (s->part) {
+        /* a later part of an object array: its elements only (hr_sub) */
+        FZ_CHECK(s->tag == HPROF_GC_OBJ_ARRAY_DUMP && s->body == NULL);
+        FZ_CHECK(s->u.oarr.first > 0 && s->u.oarr.count > 0);
+        FZ_CHECK((uint64_t)s->u.oarr.first + s->u.oarr.count <= s->u.oarr.n);
+        FZ_CHECK(inside(z, s->u.oarr.elems, (uint64_t)s->u.oarr.count * id));
+        FZ_CHECK(s->u.oarr.elems == z->lo + s->offset + 1 + HPROF_OBJ_ARRAY_DUMP_FIXED(id) +
+                                        (uint64_t)s->u.oarr.first * id);
+        for (uint32_t i = 0; i < s->u.oarr.count; i++)
+            z->sum += hr_get_id(s->u.oarr.elems + (size_t)i * id, id);
+        return stop_now(z);
+    }
     FZ_CHECK(s->body != NULL);
     FZ_CHECK(inside(z, s->body - 1, s->length));
     FZ_CHECK(s->body - 1 == z->lo + s->offset);
@@ -170,15 +189,18 @@ static int on_sub(void *ctx, const hr_sub *s)
         touch(z, s->u.inst.values, s->u.inst.nbytes);
         break;
     case HPROF_GC_OBJ_ARRAY_DUMP:
+        FZ_CHECK(s->u.oarr.first == 0 && s->u.oarr.count <= s->u.oarr.n);
+        FZ_CHECK(s->u.oarr.count == s->u.oarr.n || s->u.oarr.count * (uint64_t)id == HR_BODY_MAX / id * id);
         FZ_CHECK(s->u.oarr.elems + (uint64_t)s->u.oarr.n * id == end);
-        for (uint32_t i = 0; i < s->u.oarr.n; i++)
+        for (uint32_t i = 0; i < s->u.oarr.count; i++)
             z->sum += hr_get_id(s->u.oarr.elems + (size_t)i * id, id);
         break;
     case HPROF_GC_PRIM_ARRAY_DUMP: {
         unsigned es = hprof_type_size(s->u.parr.type, id);
         FZ_CHECK(es != 0 && s->u.parr.type != 2);
-        FZ_CHECK(s->u.parr.elems + (uint64_t)s->u.parr.n * es == end);
-        touch(z, s->u.parr.elems, (uint64_t)s->u.parr.n * es);
+        FZ_CHECK(s->cut || s->u.parr.elems + (uint64_t)s->u.parr.n * es == end);
+        if (!s->cut)
+            touch(z, s->u.parr.elems, (uint64_t)s->u.parr.n * es);
         break;
     }
     default:

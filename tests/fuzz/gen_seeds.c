@@ -153,6 +153,8 @@ typedef struct slice {
 static int slice_sub(void *ctx, const hr_sub *sub)
 {
     slice *sl = ctx;
+    if (sub->part) /* a later part of an object array: its bytes went with part 0 */
+        return 0;
     if (sl->n + sub->length > sl->max) {
         sl->full = 1;
         return 1; /* stop */

@@ -14,7 +14,10 @@
  *    section per dump, and a truncated input still ending its section with
  *    HEAP DUMP END and reporting the problem; print_heap_dumps_cut: the
  *    HEAP DUMP INCOMPLETE line, with its reason and the section's counts,
- *    just before HEAP DUMP END.
+ *    just before HEAP DUMP END;
+ *  - sc_chain_lengths (the bound of the walk up an instance's super chain):
+ *    plain chains, a class its own super, 2- and 3-cycles, chains leading
+ *    into a cycle, supers out of range.
  */
 #include "testutil.h"
 
@@ -25,6 +28,7 @@
 #include "hprof/hprof_format.h"
 
 #include "print.h"
+#include "superchain.h"
 
 static void expect_name(const char *vm, const char *want)
 {
@@ -32,6 +36,33 @@ static void expect_name(const char *vm, const char *want)
     size_t n = print_java_name(vm, strlen(vm), out, sizeof out);
     CU_ASSERT_STRING_EQUAL(out, want);
     CU_ASSERT_EQUAL(n, strlen(want));
+}
+
+static void expect_chains(const size_t *sup, size_t n, const uint32_t *want)
+{
+    uint32_t len[16];
+    CU_ASSERT_EQUAL_FATAL(sc_chain_lengths(sup, n, len), 0);
+    for (size_t i = 0; i < n; i++) {
+        if (len[i] != want[i])
+            fprintf(stderr, "\n  class %zu: chain length %u, expected %u\n", i, len[i], want[i]);
+        CU_ASSERT_EQUAL(len[i], want[i]);
+    }
+}
+
+static void test_super_chains(void)
+{
+    const size_t N = SC_NONE;
+    /* 0 <- 1 <- 2, and 3 alone */
+    expect_chains((const size_t[]){N, 0, 1, N}, 4, (const uint32_t[]){1, 2, 3, 1});
+    /* 0 its own super; 1 leads into it */
+    expect_chains((const size_t[]){0, 0}, 2, (const uint32_t[]){1, 2});
+    /* 0 -> 1 -> 0; 2 -> 3 -> 0 (a tail of two into the cycle) */
+    expect_chains((const size_t[]){1, 0, 3, 0}, 4, (const uint32_t[]){2, 2, 4, 3});
+    /* a walk that starts in a tail: 0 -> 1 -> 2 -> 3 -> 1 */
+    expect_chains((const size_t[]){1, 2, 3, 1}, 4, (const uint32_t[]){4, 3, 3, 3});
+    /* two 3-cycles, and a super index out of range ends the chain */
+    expect_chains((const size_t[]){1, 2, 0, 4, 5, 3, 99}, 7, (const uint32_t[]){3, 3, 3, 3, 3, 3, 1});
+    CU_ASSERT_EQUAL(sc_chain_lengths(NULL, 0, NULL), 0);
 }
 
 static void test_vm_names(void)
@@ -355,6 +386,7 @@ static int add_suites(void)
     if (!s)
         return -1;
     if (!CU_add_test(s, "VM names", test_vm_names) ||
+        !CU_add_test(s, "super chain lengths", test_super_chains) ||
         !CU_add_test(s, "Java names kept", test_java_names_kept) ||
         !CU_add_test(s, "malformed descriptors", test_malformed) ||
         !CU_add_test(s, "truncation", test_truncation) ||

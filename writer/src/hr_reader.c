@@ -4,7 +4,10 @@
  * Owns the input window. A memory source or a mapped regular file exposes
  * all bytes at once; an fd or gzip source reads forward into a window that
  * keeps bytes from the current record (or sub-record) on, growing only as
- * far as that unit needs. The parser asks for bytes with hr_need() before
+ * far as that unit needs and as bytes really arrive. A unit longer than
+ * HR_BODY_MAX is held only in part: the parser checks that the rest exists
+ * by reading past it through a small scratch buffer (hr_present), so the
+ * memory used never follows a length read from the file. The parser asks for bytes with hr_need() before
  * touching them, and every length read from the file is compared with what
  * is left of its enclosing record before it is used: hostile input stops
  * the parse with a problem report, never an out-of-bounds read.
@@ -25,6 +28,10 @@
 enum hr_kind { HR_MEM, HR_MMAP, HR_FD, HR_GZ };
 
 #define HR_READ_CHUNK (1u << 20)
+#define HR_SKIP_CHUNK (256u << 10) /* scratch reads of hr_present */
+
+/* a cut body still holds the fixed head of every record kind it decodes */
+_Static_assert(HR_BODY_MAX >= 64, "HR_BODY_MAX below the longest fixed record head");
 
 struct hr_source {
     enum hr_kind kind;
@@ -40,6 +47,10 @@ struct hr_source {
     uint8_t *win;    /* window; win[0] is at file offset win_off */
     size_t win_cap, win_len;
     uint64_t win_off;
+    /* non-zero after hr_present read past the window: the stream is at this
+     * offset, and the window's bytes stay valid until the next hr_need */
+    uint64_t skip_to;
+    uint8_t *scratch; /* HR_SKIP_CHUNK bytes, for hr_present */
     int eof;
     int ioerr;
     int is_gzip;
@@ -177,6 +188,7 @@ static void hr_src_release(hr_source *s)
     s->size = 0;
     s->win_len = 0;
     s->win_off = 0;
+    s->skip_to = 0;
     s->eof = 0;
     s->ioerr = 0;
 }
@@ -215,6 +227,7 @@ void hr_source_close(hr_source *s)
         return;
     hr_src_release(s);
     free(s->win);
+    free(s->scratch);
     free(s->path);
     free(s);
 }
@@ -255,6 +268,17 @@ static const uint8_t *hr_need(hr_source *s, uint64_t pos, uint64_t n, uint64_t *
         uint64_t left = s->size - pos;
         *avail = left < n ? left : n;
         return s->data + pos;
+    }
+    if (s->skip_to) {
+        /* hr_present read past the window: what it held is gone now */
+        if (pos < s->skip_to) { /* cannot happen: forward-only parser */
+            *avail = 0;
+            s->ioerr = EINVAL;
+            return s->win;
+        }
+        s->win_off = s->skip_to;
+        s->win_len = 0;
+        s->skip_to = 0;
     }
     if (pos < s->win_off) { /* cannot happen: forward-only parser */
         *avail = 0;
@@ -302,10 +326,11 @@ static const uint8_t *hr_need(hr_source *s, uint64_t pos, uint64_t n, uint64_t *
         s->win_off = pos;
     }
     while (s->win_len < n && !s->eof && !s->ioerr) {
-        if (s->win_cap - s->win_len < HR_READ_CHUNK / 4 || s->win_cap < n) {
-            uint64_t want = s->win_cap ? s->win_cap : HR_READ_CHUNK;
-            while (want < n || want - s->win_len < HR_READ_CHUNK / 4)
-                want *= 2;
+        if (s->win_cap - s->win_len < HR_READ_CHUNK / 4) {
+            /* doubled as bytes arrive, never sized from `n` at once: n may
+             * be a length a hostile file claims, and the window must cost
+             * what the input really holds */
+            uint64_t want = s->win_cap ? 2 * (uint64_t)s->win_cap : HR_READ_CHUNK;
             if (want > SIZE_MAX) {
                 s->ioerr = ENOMEM;
                 break;
@@ -329,6 +354,36 @@ static const uint8_t *hr_need(hr_source *s, uint64_t pos, uint64_t n, uint64_t *
     }
     *avail = s->win_len < n ? s->win_len : n;
     return s->win;
+}
+
+/* How far the input reaches towards `end`: returns `end` when every byte
+ * before it exists, else the input's length. The bytes are not kept: a
+ * stream reads past its window through the scratch buffer (so a pointer
+ * into the window stays valid until the next hr_need). Used to check that
+ * a unit held only in part (longer than HR_BODY_MAX) is really all there. */
+static uint64_t hr_present(hr_source *s, uint64_t end)
+{
+    if (s->kind == HR_MEM || s->kind == HR_MMAP)
+        return end < s->size ? end : s->size;
+    uint64_t at = s->skip_to ? s->skip_to : s->win_off + s->win_len;
+    if (at >= end)
+        return end;
+    if (!s->scratch && !(s->scratch = malloc(HR_SKIP_CHUNK))) {
+        s->ioerr = ENOMEM;
+        return at;
+    }
+    while (at < end && !s->eof && !s->ioerr) {
+        uint64_t left = end - at;
+        ssize_t r = hr_src_read(s, s->scratch, left < HR_SKIP_CHUNK ? (size_t)left : HR_SKIP_CHUNK);
+        if (r <= 0) {
+            if (r == 0)
+                s->eof = 1;
+            break;
+        }
+        at += (uint64_t)r;
+    }
+    s->skip_to = at;
+    return at;
 }
 
 /* ------------------------------------------------------------- decoding */
@@ -454,6 +509,22 @@ static uint64_t hr_fixed_len(unsigned tag, unsigned id)
     }
 }
 
+/* How many bytes of a plain record's body the parser holds (see
+ * hr_record.cut): all of a body up to HR_BODY_MAX; the first HR_BODY_MAX of
+ * a longer one whose first entries are still of use; none of the others. */
+static uint32_t hr_body_keep(unsigned tag, uint32_t length)
+{
+    if (length <= HR_BODY_MAX)
+        return length;
+    switch (tag) {
+    case HPROF_TAG_UTF8:
+    case HPROF_TAG_TRACE:
+    case HPROF_TAG_ALLOC_SITES:
+    case HPROF_TAG_CPU_SAMPLES: return HR_BODY_MAX;
+    default: return 0;
+    }
+}
+
 /* Decodes a plain record's body into r->u; returns 0 or -1 if the length
  * does not match its layout (reported). */
 static int hr_decode(hr_parser *p, hr_record *r)
@@ -478,7 +549,7 @@ static int hr_decode(hr_parser *p, hr_record *r)
         }
         r->u.utf8.id = hr_get_id(b, id);
         r->u.utf8.str = (const char *)b + id;
-        r->u.utf8.len = r->length - id;
+        r->u.utf8.len = r->body_len - id; /* cut: HR_BODY_MAX >= id */
         return 0;
     case HPROF_TAG_LOAD_CLASS:
         r->u.load_class.class_serial = hr_get_u4(b);
@@ -506,8 +577,11 @@ static int hr_decode(hr_parser *p, hr_record *r)
         r->u.trace.thread_serial = hr_get_u4(b + 4);
         r->u.trace.nframes = hr_get_u4(b + 8);
         need = 12 + (uint64_t)r->u.trace.nframes * id;
-        if (need == r->length)
+        if (need == r->length) {
+            if (r->cut)
+                r->u.trace.nframes = (r->body_len - 12) / id;
             return 0;
+        }
         break;
     case HPROF_TAG_ALLOC_SITES:
         if (r->length < 34) {
@@ -524,8 +598,11 @@ static int hr_decode(hr_parser *p, hr_record *r)
             r->u.alloc_sites.total_alloc_instances = hr_get_u8(b + 22);
             r->u.alloc_sites.nsites = hr_get_u4(b + 30);
             need = 34 + (uint64_t)r->u.alloc_sites.nsites * 25;
-            if (need == r->length)
+            if (need == r->length) {
+                if (r->cut)
+                    r->u.alloc_sites.nsites = (r->body_len - 34) / 25;
                 return 0;
+            }
         }
         break;
     case HPROF_TAG_HEAP_SUMMARY:
@@ -553,8 +630,11 @@ static int hr_decode(hr_parser *p, hr_record *r)
         r->u.cpu_samples.total = hr_get_u4(b);
         r->u.cpu_samples.ntraces = hr_get_u4(b + 4);
         need = 8 + (uint64_t)r->u.cpu_samples.ntraces * 8;
-        if (need == r->length)
+        if (need == r->length) {
+            if (r->cut)
+                r->u.cpu_samples.ntraces = (r->body_len - 8) / 8;
             return 0;
+        }
         break;
     case HPROF_TAG_CONTROL_SETTINGS:
         r->u.control.flags = hr_get_u4(b);
@@ -747,6 +827,7 @@ static void hr_fill_sub(hr_parser *p, hr_sub *s)
         s->u.oarr.n = hr_get_u4(b + id + 4);
         s->u.oarr.class_id = hr_get_id(b + id + 8, id);
         s->u.oarr.elems = b + 2 * id + 8;
+        s->u.oarr.count = s->u.oarr.n;
         break;
     case HPROF_GC_PRIM_ARRAY_DUMP:
         s->u.parr.id = hr_get_id(b, id);
@@ -774,6 +855,64 @@ static int hr_skip_rest(hr_parser *p, const hr_record *r, uint64_t pos, uint64_t
         hr_truncated(p, r->offset, hprof_tag_name(r->tag), HPROF_RECORD_HEADER_SIZE + (uint64_t)r->length,
                      0);
         return -1;
+    }
+    return 0;
+}
+
+/* Delivers the OBJECT ARRAY DUMP at `pos` (`size` bytes, its elements
+ * longer than HR_BODY_MAX) in parts of at most HR_BODY_MAX bytes of
+ * elements (hr_sub.part): its readers need every element (print lists
+ * them, the verifier resolves them), and holding them all would let a
+ * file choose the reader's memory. Returns 0, or -1 to stop. */
+static int hr_obj_array_parts(hr_parser *p, const hr_record *r, uint64_t pos, uint64_t size)
+{
+    unsigned id = p->idsz;
+    uint64_t fixed = 1 + HPROF_OBJ_ARRAY_DUMP_FIXED(id), avail;
+    uint32_t per = HR_BODY_MAX / id; /* elements per part */
+    /* all bytes at hand (memory, a mapped file): an array the file cuts is
+     * refused whole, as any other sub-record; a stream cannot know before */
+    if ((p->src->kind == HR_MEM || p->src->kind == HR_MMAP) &&
+        hr_present(p->src, pos + size) < pos + size) {
+        hr_truncated(p, pos, hprof_sub_name(HPROF_GC_OBJ_ARRAY_DUMP), size,
+                     hr_present(p->src, pos + size) - pos);
+        return -1;
+    }
+    const uint8_t *b = hr_need(p->src, pos, fixed + (uint64_t)per * id, &avail);
+    if (avail < fixed + (uint64_t)per * id) {
+        hr_truncated(p, pos, hprof_sub_name(HPROF_GC_OBJ_ARRAY_DUMP), size, avail);
+        return -1;
+    }
+    if (p->st) {
+        p->st->subs[HPROF_GC_OBJ_ARRAY_DUMP]++;
+        p->st->sub_bytes[HPROF_GC_OBJ_ARRAY_DUMP] += size;
+    }
+    hr_sub s;
+    memset(&s, 0, sizeof s);
+    s.tag = HPROF_GC_OBJ_ARRAY_DUMP;
+    s.length = (uint32_t)size;
+    s.offset = pos;
+    s.record_offset = r->offset;
+    s.body = b + 1;
+    hr_fill_sub(p, &s);
+    uint32_t n = s.u.oarr.n;
+    for (uint32_t first = 0; first < n; first += s.u.oarr.count, s.part++) {
+        uint32_t k = n - first < per ? n - first : per;
+        if (first) {
+            uint64_t at = pos + fixed + (uint64_t)first * id;
+            b = hr_need(p->src, at, (uint64_t)k * id, &avail);
+            if (avail < (uint64_t)k * id) {
+                hr_truncated(p, pos, hprof_sub_name(HPROF_GC_OBJ_ARRAY_DUMP), size, at - pos + avail);
+                return -1;
+            }
+            s.body = NULL;
+            s.u.oarr.elems = b;
+        }
+        s.u.oarr.first = first;
+        s.u.oarr.count = k;
+        if (p->cb->on_sub && p->cb->on_sub(p->ctx, &s)) {
+            p->stopped = 1;
+            return -1;
+        }
     }
     return 0;
 }
@@ -812,10 +951,28 @@ static int hr_parse_heap(hr_parser *p, const hr_record *r, uint64_t start, uint6
                        (unsigned long long)r->offset);
             return hr_skip_rest(p, r, pos, end);
         }
-        b = hr_need(p->src, pos, size, &avail);
-        if (avail < size) {
+        if (tag == HPROF_GC_OBJ_ARRAY_DUMP && size - (1 + HPROF_OBJ_ARRAY_DUMP_FIXED(p->idsz)) > HR_BODY_MAX) {
+            if (hr_obj_array_parts(p, r, pos, size) != 0)
+                return -1;
+            pos += size;
+            continue;
+        }
+        /* a primitive array's elements are held up to HR_BODY_MAX bytes: no
+         * reader of them needs more, and real dumps hold 100 MB byte[]s */
+        uint64_t hold = size, pfixed = 1 + HPROF_PRIM_ARRAY_DUMP_FIXED(p->idsz);
+        if (tag == HPROF_GC_PRIM_ARRAY_DUMP && size - pfixed > HR_BODY_MAX)
+            hold = pfixed + HR_BODY_MAX;
+        b = hr_need(p->src, pos, hold, &avail);
+        if (avail < hold) {
             hr_truncated(p, pos, hprof_sub_name(tag), size, avail);
             return -1;
+        }
+        if (hold < size) {
+            uint64_t reach = hr_present(p->src, pos + size);
+            if (reach < pos + size) {
+                hr_truncated(p, pos, hprof_sub_name(tag), size, reach - pos);
+                return -1;
+            }
         }
         if (p->st) {
             p->st->subs[tag]++;
@@ -825,6 +982,7 @@ static int hr_parse_heap(hr_parser *p, const hr_record *r, uint64_t start, uint6
             hr_sub s;
             memset(&s, 0, sizeof s);
             s.tag = tag;
+            s.cut = hold < size;
             s.length = (uint32_t)size;
             s.offset = pos;
             s.record_offset = r->offset;
@@ -942,11 +1100,20 @@ hr_status hr_parse(hr_source *src, const hr_callbacks *cb, void *ctx, hr_stats *
                 st->bytes = pos;
             continue;
         }
-        b = hr_need(src, pos, HPROF_RECORD_HEADER_SIZE + (uint64_t)r.length, &avail);
-        if (avail < HPROF_RECORD_HEADER_SIZE + (uint64_t)r.length) {
-            hr_truncated(&p, pos, name ? name : "a record", HPROF_RECORD_HEADER_SIZE + (uint64_t)r.length,
-                         avail);
+        uint64_t whole = HPROF_RECORD_HEADER_SIZE + (uint64_t)r.length;
+        r.body_len = hr_body_keep(r.tag, r.length);
+        r.cut = r.body_len < r.length;
+        b = hr_need(src, pos, HPROF_RECORD_HEADER_SIZE + (uint64_t)r.body_len, &avail);
+        if (avail < HPROF_RECORD_HEADER_SIZE + (uint64_t)r.body_len) {
+            hr_truncated(&p, pos, name ? name : "a record", whole, avail);
             break;
+        }
+        if (r.cut) {
+            uint64_t reach = hr_present(src, end);
+            if (reach < end) {
+                hr_truncated(&p, pos, name ? name : "a record", whole, reach - pos);
+                break;
+            }
         }
         r.body = b + HPROF_RECORD_HEADER_SIZE;
         if (st) {
@@ -961,8 +1128,12 @@ hr_status hr_parse(hr_source *src, const hr_callbacks *cb, void *ctx, hr_stats *
             hr_problem(&p, HR_WARNING, "bad-length", pos,
                        "HEAP DUMP END at offset %llu has length %u; it should be empty",
                        (unsigned long long)pos, r.length);
-        } else {
-            hr_decode(&p, &r);
+        } else if (hr_decode(&p, &r) == 0 && r.cut) {
+            hr_problem(&p, HR_WARNING, "long-record", pos,
+                       "%s record at offset %llu is %u bytes long; only its first %u bytes are "
+                       "read (%s)",
+                       name, (unsigned long long)pos, r.length, r.body_len,
+                       r.tag == HPROF_TAG_UTF8 ? "the string is cut" : "the entries after them are left out");
         }
         if (p.cb->on_record && p.cb->on_record(ctx, &r)) {
             p.stopped = 1;

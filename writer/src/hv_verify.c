@@ -90,6 +90,7 @@ typedef struct hv_class {
     size_t field0;        /* first of its fields in hv_ctx.fields */
     uint32_t nfields;
     uint8_t state;
+    uint8_t cycle_head; /* the first CLASS DUMP of a cycle of supers */
 } hv_class;
 
 enum { HV_CHAIN_TODO = 0, HV_CHAIN_OK = 1, HV_CHAIN_BROKEN = 2, HV_CHAIN_BUSY = 3 };
@@ -1022,8 +1023,56 @@ static void hv_p1_sub(hv_ctx *c, const hr_sub *s)
 
 /* ------------------------------------------------------- after pass 1 */
 
+/* Reports the cycle of super classes that starts at `head` (its first
+ * CLASS DUMP in the file, marked by hv_chains) once, at that CLASS DUMP's
+ * offset. Run after pass 2, which gathers the class names. A reader that
+ * walks the chain (instance sizes, field lists, instanceof) loops forever
+ * or overflows its stack. */
+static void hv_report_cycle(hv_ctx *c, const hv_class *head)
+{
+    if (!hv_count(c, HR_ERROR, "super-cycle"))
+        return;
+    char msg[HV_MSG_MAX], chain[HV_MSG_MAX / 2], nb[HV_NAME_MAX + 8];
+    size_t len = 0, ncycle = 0;
+    chain[0] = '\0';
+    /* round the cycle back to `head`, at most 8 classes named */
+    const hv_class *q = head;
+    do {
+        if (ncycle < 8)
+            len += (size_t)snprintf(chain + len, sizeof chain - len, "%s%s", ncycle ? " -> " : "",
+                                    hv_cshort(c, q->id, nb, sizeof nb));
+        else if (ncycle == 8)
+            len += (size_t)snprintf(chain + len, sizeof chain - len, " -> ...");
+        if (len >= sizeof chain)
+            len = sizeof chain - 1;
+        ncycle++;
+        q = q->super ? hv_class_of(c, q->super) : NULL;
+    } while (q && q != head && ncycle <= c->nclasses);
+    if (ncycle <= 8)
+        snprintf(chain + len, sizeof chain - len, " -> %s", hv_cshort(c, head->id, nb, sizeof nb));
+    if (ncycle == 1)
+        snprintf(msg, sizeof msg,
+                 "CLASS DUMP of class %s at offset %llu names itself as its super class; readers "
+                 "that walk the super chain (instance sizes, field lists) never end",
+                 hv_cshort(c, head->id, nb, sizeof nb), (unsigned long long)head->offset);
+    else
+        snprintf(msg, sizeof msg,
+                 "CLASS DUMP at offset %llu starts a cycle of %zu super classes (%s); readers "
+                 "that walk the super chain (instance sizes, field lists) never end",
+                 (unsigned long long)head->offset, ncycle, chain);
+    hv_deliver(c, HR_ERROR, "super-cycle", head->offset, msg);
+}
+
+static void hv_check_cycles(hv_ctx *c)
+{
+    for (size_t i = 0; i < c->nclasses; i++)
+        if (c->classes[i].cycle_head)
+            hv_report_cycle(c, &c->classes[i]);
+}
+
 /* Computes every class's chain size once (memoised walk, so a long or
- * cyclic super chain in a hostile file costs linear time). */
+ * cyclic super chain in a hostile file costs linear time), and marks the
+ * head of each cycle of super classes for hv_check_cycles. */
 static int hv_chains(hv_ctx *c)
 {
     if (!c->nclasses)
@@ -1044,8 +1093,19 @@ static int hv_chains(hv_ctx *c)
                 base_bytes = k->chain_bytes;
                 break;
             }
-            if (k->state == HV_CHAIN_BROKEN || k->state == HV_CHAIN_BUSY) {
-                base_state = HV_CHAIN_BROKEN; /* BUSY: a cycle */
+            if (k->state == HV_CHAIN_BUSY) {
+                /* BUSY: on this walk's path, so the walk closed a cycle; a
+                 * class met later that leads into it finds it BROKEN */
+                size_t head = cur;
+                for (size_t j = n; j-- > 0 && path[j] != cur;)
+                    if (c->classes[path[j]].offset < c->classes[head].offset)
+                        head = path[j];
+                c->classes[head].cycle_head = 1; /* reported after pass 2 */
+                base_state = HV_CHAIN_BROKEN;
+                break;
+            }
+            if (k->state == HV_CHAIN_BROKEN) {
+                base_state = HV_CHAIN_BROKEN;
                 break;
             }
             k->state = HV_CHAIN_BUSY;
@@ -1252,13 +1312,13 @@ static void hv_p2_sub(hv_ctx *c, const hr_sub *s)
     case HPROF_GC_INSTANCE_DUMP:
         hv_p2_instance(c, s);
         break;
-    case HPROF_GC_OBJ_ARRAY_DUMP:
-        for (uint32_t i = 0; i < s->u.oarr.n; i++) {
+    case HPROF_GC_OBJ_ARRAY_DUMP: /* one part of the elements (hr_sub.part) */
+        for (uint32_t i = 0; i < s->u.oarr.count; i++) {
             hprof_id ref = hr_get_id(s->u.oarr.elems + (size_t)i * c->id_size, c->id_size);
             if (hv_known(c, ref))
                 continue;
-            snprintf(where, sizeof where, "Element %u of OBJ ARRAY DUMP of object 0x%llx", i,
-                     (unsigned long long)s->u.oarr.id);
+            snprintf(where, sizeof where, "Element %u of OBJ ARRAY DUMP of object 0x%llx",
+                     s->u.oarr.first + i, (unsigned long long)s->u.oarr.id);
             hv_dangling(c, s->offset, ref, where);
         }
         break;
@@ -1302,10 +1362,12 @@ static int hv_on_record(void *ctx, const hr_record *r)
 static int hv_on_sub(void *ctx, const hr_sub *s)
 {
     hv_ctx *c = ctx;
-    if (c->pass == 1)
-        hv_p1_sub(c, s);
-    else
+    if (c->pass == 1) {
+        if (!s->part) /* later parts of an object array: only its elements */
+            hv_p1_sub(c, s);
+    } else {
         hv_p2_sub(c, s);
+    }
     return c->oom;
 }
 
@@ -1420,6 +1482,7 @@ int hv_verify(hr_source *src, const hv_options *o, hv_result *res)
 
     for (int t = 0; t < HV_NTRACK; t++)
         hv_resolve_track(c, t);
+    hv_check_cycles(c);
     hv_check_instances(c);
     hv_check_prim_array_classes(c);
     /* A truncated file already says why it has no END. */

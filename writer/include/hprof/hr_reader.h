@@ -8,8 +8,17 @@
  * problem report (offset + sentence), never a crash.
  *
  * Memory: a regular file is mapped; an fd or gzip stream is read through a
- * window that grows to the largest single record (plain records) or
- * sub-record (heap dumps) it has to hold whole.
+ * window that holds the unit being parsed: a plain record, or one heap
+ * sub-record. The window grows only as bytes really arrive, never to a
+ * length read from the file, so a record that claims more than the file
+ * holds costs what the file holds, and is reported as truncated. A unit
+ * longer than HR_BODY_MAX is not held whole even when its bytes are there
+ * (a legitimate 200 MB UTF8, an unknown 4 GB record): its first bytes are
+ * delivered, flagged `cut`, and the rest is read past in bounded chunks
+ * (checked to be present). An OBJECT ARRAY DUMP longer than that comes in
+ * parts (hr_sub.part). Other heap sub-records are held whole: INSTANCE
+ * DUMP values and CLASS DUMPs are bounded by their classes' layouts in
+ * any real dump (a lying one costs what its bytes really hold).
  */
 #ifndef HPROF_HR_READER_H
 #define HPROF_HR_READER_H
@@ -23,6 +32,16 @@
 extern "C" {
 #endif
 
+/* The most bytes of one record's body (or of one primitive array's
+ * elements) the reader holds at once: 16 MiB, far above what a JVM writes
+ * (its symbols, the UTF8 records, are at most 64 KiB; an ALLOC SITES record
+ * of 16 MiB lists 670 000 sites). A build may lower it for the whole tree
+ * (the fuzz build does, so that inputs of a few KB reach the cut paths);
+ * at least 64. */
+#ifndef HR_BODY_MAX
+#define HR_BODY_MAX (16u << 20)
+#endif
+
 typedef struct hr_header {
     hprof_version version; /* 0 when the magic is unknown (then parsing stops) */
     char magic[32];        /* the NUL-terminated format string as found */
@@ -30,15 +49,25 @@ typedef struct hr_header {
     uint64_t timestamp_ms;
 } hr_header;
 
-/* A top-level record. `body` points at its `length` bytes (NULL for HEAP DUMP
- * and HEAP DUMP SEGMENT, whose sub-records are delivered one by one). The
- * decoded fields of the known fixed-layout records are filled in `u`. */
+/* A top-level record. `body` points at its `body_len` bytes (NULL for HEAP
+ * DUMP and HEAP DUMP SEGMENT, whose sub-records are delivered one by one).
+ * The decoded fields of the known fixed-layout records are filled in `u`.
+ *
+ * A body longer than HR_BODY_MAX is delivered `cut`: the reader has checked
+ * that all `length` bytes are in the file, but hands over only the first
+ * ones: HR_BODY_MAX of a UTF8, TRACE, ALLOC SITES or CPU SAMPLES record,
+ * with utf8.len, trace.nframes, alloc_sites.nsites and cpu_samples.ntraces
+ * cut to what lies in them (the "long-record" warning says so); none of any
+ * other record (an unknown tag, or a fixed-layout record whose length is
+ * wrong anyway: nothing in it can be used). */
 typedef struct hr_record {
     uint8_t tag;
     uint32_t time_us;
     uint32_t length;
     uint64_t offset; /* of the tag byte */
     const uint8_t *body;
+    uint32_t body_len; /* bytes at body: `length`, or fewer when `cut` */
+    uint8_t cut;       /* 1 when the body is longer than HR_BODY_MAX (above) */
     /* 1 when the length contradicts the record's layout (reported as
      * "bad-length"): then `u` is all zero and must not be used */
     uint8_t malformed;
@@ -61,9 +90,27 @@ typedef struct hr_record {
 } hr_record;
 
 /* A heap sub-record. `body` points after the sub-tag; `length` counts the
- * sub-tag too. Fields not used by a tag are 0. */
+ * sub-tag too. Fields not used by a tag are 0.
+ *
+ * A PRIMITIVE ARRAY DUMP whose elements take more than HR_BODY_MAX bytes is
+ * delivered `cut`: parr.n is the whole count, but parr.elems holds only the
+ * first HR_BODY_MAX bytes of elements (the rest is checked to be there, and
+ * read past).
+ *
+ * An OBJECT ARRAY DUMP whose elements take more than HR_BODY_MAX bytes is
+ * delivered in parts, one on_sub call each, in order: every part has the
+ * same tag, offset, length and header fields (oarr.id, n, class_id...), and
+ * oarr.elems holds oarr.count elements starting at element oarr.first; `part`
+ * numbers them from 0. A consumer counts the object on part 0 only. Parts
+ * after the first have `body` NULL (the header's bytes are gone). A stream
+ * (fd, pipe, gzip) that ends inside such an array has had its first parts
+ * delivered before the truncation is reported; from memory or a mapped file
+ * no part is delivered, as for any other sub-record the file cuts. A whole
+ * array: part 0, first 0, count n. */
 typedef struct hr_sub {
     uint8_t tag;
+    uint8_t cut;
+    uint32_t part; /* OBJECT ARRAY DUMP in parts (above); 0 otherwise */
     uint32_t length;
     uint64_t offset;         /* of the sub-tag byte */
     uint64_t record_offset;  /* of the enclosing 0x0C/0x1C record */
@@ -80,7 +127,9 @@ typedef struct hr_sub {
         struct { hprof_id id; uint32_t trace_serial; hprof_id class_id; uint32_t nbytes;
                  const uint8_t *values; } inst;
         struct { hprof_id id; uint32_t trace_serial; uint32_t n; hprof_id class_id;
-                 const uint8_t *elems; } oarr; /* elems: n ids, use hr_get_id */
+                 const uint8_t *elems; uint32_t first, count; } oarr;
+                 /* elems: `count` ids from element `first` (all n unless in
+                  * parts, above); use hr_get_id */
         struct { hprof_id id; uint32_t trace_serial; uint32_t n; uint8_t type;
                  const uint8_t *elems; } parr; /* elems: n big-endian values */
     } u;
@@ -98,7 +147,8 @@ typedef struct hr_callbacks {
     int (*on_record)(void *ctx, const hr_record *r);
     int (*on_sub)(void *ctx, const hr_sub *s);
     /* Structural problems the parser itself meets: unknown tags, truncation,
-     * a sub-record crossing its segment, a bad length. `kind` is a short
+     * a sub-record crossing its segment, a bad length, a record delivered
+     * cut ("long-record", a warning). `kind` is a short
      * stable key ("truncated", "unknown-tag", ...), a string literal that
      * stays valid for the life of the program; `msg` only during the call. */
     void (*on_problem)(void *ctx, hr_severity sev, const char *kind, uint64_t offset,

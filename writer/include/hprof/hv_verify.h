@@ -8,14 +8,14 @@
  * byte offset where it was found and a plain sentence. The kinds:
  *
  *   parser's own:   truncated, bad-length, unknown-tag, unknown-subtag,
- *                   bad-header, crosses-segment, bad-type, io
+ *                   bad-header, crosses-segment, bad-type, io, long-record
  *   heap structure: no-heap-end, zero-length-segment, segments-in-1.0.1,
  *                   multiple-heap-dumps, sub-after-end
  *   resolution:     unresolved-utf8, unresolved-class-serial,
  *                   unresolved-trace, unresolved-frame, unresolved-thread,
  *                   dangling-ref, missing-class-dump, missing-array-class,
  *                   missing-load-class, duplicate-id
- *   layout:         instance-size-mismatch, sites-total-mismatch,
+ *   layout:         instance-size-mismatch, super-cycle, sites-total-mismatch,
  *                   samples-total-mismatch
  *   compatibility:  android-extension (Android sub-records: once per file)
  *   ordering:       utf8-after-use, frame-after-trace, class-dump-after-instance,

@@ -1054,6 +1054,48 @@ static void test_super_cycle(void)
     tv_free(&f);
 }
 
+/* A CLASS DUMP after the UNLOAD CLASS of its class (an agent that kept an
+ * unloaded class in a later dump): one warning at the CLASS DUMP; a class
+ * loaded again under the same id after its unload is loaded. */
+static void test_class_dump_after_unload(void)
+{
+    for (int reload = 0; reload < 2; reload++) {
+        hw_sink *sink;
+        hw_writer *w = tu_mem_writer(8, &sink);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        hw_utf8(w, 1, "java/lang/Object", 16);
+        hw_utf8(w, 2, "Gone", 4);
+        hw_trace(w, 1, 0, 0, NULL);
+        hw_load_class(w, 1, 0xa, 1, 1);
+        hw_load_class(w, 2, 0xb, 1, 2);
+        hw_unload_class(w, 2);
+        if (reload)
+            hw_load_class(w, 3, 0xb, 1, 2);
+        hw_heap_begin(w);
+        tv_class(w, 0xa, 1, 0, 0, 0, NULL, 0, NULL);
+        tv_class(w, 0xb, 1, 0xa, 0, 0, NULL, 0, NULL);
+        hw_heap_end(w);
+        CU_ASSERT_EQUAL_FATAL(hw_writer_close(w, NULL, 0), 0);
+        tv_file f;
+        memset(&f, 0, sizeof f);
+        f.data = tu_sink_copy(sink, &f.len);
+        hw_sink_free(sink);
+        tv_col col;
+        hv_result res;
+        tv_verify(f.data, f.len, 0, NULL, &col, &res);
+        CU_ASSERT_EQUAL(tv_kind_count(&res, "class-dump-after-unload"), reload ? 0 : 1);
+        CU_ASSERT_EQUAL(res.warnings, reload ? 0 : 1);
+        CU_ASSERT_EQUAL(res.errors, 0);
+        if (!reload) {
+            const tv_prob *p = tv_expect_only("class-dump-after-unload", f.data, f.len,
+                                              "class-dump-after-unload", HR_WARNING, 1,
+                                              tv_sub_offset(&f, HPROF_GC_CLASS_DUMP, 0xb), &col);
+            tv_expect_msg(p, "after its UNLOAD CLASS");
+        }
+        tv_free(&f);
+    }
+}
+
 /* Every prefix and many byte flips: the verifier must finish without a
  * crash (run under ASan+UBSan in the sanitizer build) and never claim a
  * damaged file is clean when the parser saw a problem. */
@@ -1164,6 +1206,7 @@ static int tv_suites(void)
         !CU_add_test(s, "dangling_and_options", test_dangling_and_options) ||
         !CU_add_test(s, "pipe_source", test_pipe_source) ||
         !CU_add_test(s, "super_cycle", test_super_cycle) ||
+        !CU_add_test(s, "class_dump_after_unload", test_class_dump_after_unload) ||
         !CU_add_test(s, "hostile", test_hostile) ||
         !CU_add_test(s, "corpus", test_corpus))
         return -1;

@@ -130,6 +130,8 @@ typedef struct hv_ctx {
     hu_map lc_defs;    /* class id -> first LOAD CLASS offset */
     hu_map cd_defs;    /* class id -> CLASS DUMP offset */
     hu_map lc_name;    /* class id -> name UTF8 id (first LOAD CLASS) */
+    hu_map cser_cid;   /* class serial -> class id (LOAD CLASS) */
+    hu_map unloaded;   /* class id -> offset of its UNLOAD CLASS */
     hu_map prim_names; /* UTF8 id -> primitive type, for "[I" / "int[]" etc. */
     hu_map objs;       /* every object and class id -> HV_OBJ_* */
     hu_map class_idx;  /* class id -> position in classes */
@@ -645,16 +647,23 @@ static void hv_p1_record(hv_ctx *c, const hr_record *r)
                cid, ser);
         hv_def(c, &c->cser_defs, ser, off);
         hv_def(c, &c->lc_defs, cid, off);
+        if (hu_map_put(&c->cser_cid, ser, cid))
+            c->oom = 1;
+        hu_map_del(&c->unloaded, cid, NULL); /* loaded again under its id: loaded */
         int ins;
         if (!hu_map_upsert(&c->lc_name, cid, r->u.load_class.name_id, &ins))
             c->oom = 1;
         hv_want(c, r->u.load_class.name_id);
         break;
     }
-    case HPROF_TAG_UNLOAD_CLASS:
+    case HPROF_TAG_UNLOAD_CLASS: {
         hv_use(c, HV_T_CSER, r->u.unload_class.class_serial, off, HV_W_UNLOAD_CLASS,
                HV_R_CLASS_SERIAL, 0, 0);
+        uint64_t *cid = hu_map_get(&c->cser_cid, r->u.unload_class.class_serial);
+        if (cid && hu_map_put(&c->unloaded, *cid, off))
+            c->oom = 1;
         break;
+    }
     case HPROF_TAG_FRAME: {
         hprof_id fid = r->u.frame.frame_id;
         hv_use(c, HV_T_UTF8, r->u.frame.method_name_id, off, HV_W_FRAME, HV_R_METHOD_NAME, fid, 0);
@@ -853,6 +862,14 @@ static void hv_p1_class_dump(hv_ctx *c, const hr_sub *s)
     /* A duplicate CLASS DUMP is reported as duplicate-id; the first is kept
      * for decoding, but its field names are still checked. */
     int keep = ins;
+    uint64_t *gone = hu_map_get(&c->unloaded, cid);
+    if (gone) {
+        char cn[HV_NAME_MAX + 32];
+        hv_report(c, HR_WARNING, "class-dump-after-unload", off,
+                  "CLASS DUMP of class %s at offset %llu comes after its UNLOAD CLASS at offset "
+                  "%llu: readers show a class the JVM had unloaded as still present",
+                  hv_cname(c, cid, cn, sizeof cn), (unsigned long long)off, (unsigned long long)*gone);
+    }
     if (keep) {
         hv_def(c, &c->cd_defs, cid, off);
         if (c->nclasses == c->ccap) {
@@ -1398,7 +1415,7 @@ static void hv_ctx_init(hv_ctx *c)
     hu_map *maps[] = {&c->utf8_defs, &c->cser_defs, &c->trace_defs, &c->frame_defs,
                       &c->thread_defs, &c->rthread_defs, &c->lc_defs, &c->cd_defs,
                       &c->lc_name, &c->prim_names, &c->objs, &c->class_idx, &c->inst_idx,
-                      &c->want};
+                      &c->want, &c->cser_cid, &c->unloaded};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         hu_map_init(maps[i]);
     for (int t = 0; t < HV_NTRACK; t++)
@@ -1420,7 +1437,7 @@ static void hv_ctx_free(hv_ctx *c)
     hu_map *maps[] = {&c->utf8_defs, &c->cser_defs, &c->trace_defs, &c->frame_defs,
                       &c->thread_defs, &c->rthread_defs, &c->lc_defs, &c->cd_defs,
                       &c->lc_name, &c->prim_names, &c->objs, &c->class_idx, &c->inst_idx,
-                      &c->want};
+                      &c->want, &c->cser_cid, &c->unloaded};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         hu_map_cleanup(maps[i]);
     for (int t = 0; t < HV_NTRACK; t++) {

@@ -19,7 +19,8 @@
  *                   samples-total-mismatch
  *   compatibility:  android-extension (Android sub-records: once per file)
  *   ordering:       utf8-after-use, frame-after-trace, class-dump-after-instance,
- *                   load-class-after-class-dump, root-before-thread-object
+ *                   load-class-after-class-dump, root-before-thread-object,
+ *                   class-dump-after-unload
  *
  * Each kind is reported in full up to `max_per_kind` times, then counted.
  */

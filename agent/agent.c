@@ -265,10 +265,17 @@ void hp_write_samples(double cutoff)
     free(rows);
 }
 
+int hp_gc(jvmtiEnv *j)
+{
+    if (__atomic_load_n(&g_hp.exiting, __ATOMIC_ACQUIRE))
+        return 0;
+    return jx_report(j, (*j)->ForceGarbageCollection(j), "ForceGarbageCollection") == JVMTI_ERROR_NONE;
+}
+
 void hp_refresh(jvmtiEnv *j, int gc)
 {
     if (gc && (g_hp.o.heap_sites || g_hp.o.heap_dump))
-        jx_report(j, (*j)->ForceGarbageCollection(j), "ForceGarbageCollection");
+        hp_gc(j);
     JNIEnv *env = NULL;
     (*g_hp.vm)->GetEnv(g_hp.vm, (void **)&env, JNI_VERSION_1_8);
     cls_scan_loaded(j, env);
@@ -350,6 +357,10 @@ static void JNICALL hp_on_data_dump(jvmtiEnv *j)
 {
     if (hp_enter())
         return;
+    if (__atomic_load_n(&g_hp.exiting, __ATOMIC_ACQUIRE)) {
+        hp_leave(); /* the final dump is under way or done */
+        return;
+    }
     hp_dump(j, "data dump request");
     hp_leave();
 }
@@ -439,6 +450,9 @@ static void JNICALL hp_on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread thread)
 static void JNICALL hp_on_vm_death(jvmtiEnv *j, JNIEnv *env)
 {
     (void)env;
+    /* first, before waiting for anything: from now on no forced GC (the
+     * collector may be stopped already) and no other dump */
+    __atomic_store_n(&g_hp.exiting, 1, __ATOMIC_RELEASE);
     /* under dump_lock: a net= command running now finishes first, and none
      * after this may switch counting or sampling back on */
     jx_lock(j, g_hp.dump_lock);

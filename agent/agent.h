@@ -85,6 +85,9 @@ typedef struct hp_agent {
     volatile int listener_running, listener_stop_req;
     /* VM death has begun (set under dump_lock): net= commands are refused */
     int dying;
+    /* VM death has begun (set first thing, before any lock): no more forced
+     * GCs (hp_gc) and no more data dumps */
+    volatile int exiting;
     hp_out *out;
     /* tables (structure under data_lock; see each module's header) */
     vec strs;           /* names.c: hp_str */
@@ -147,6 +150,10 @@ void hp_write_unloads(void);
  * full GC, so that "live" means reachable. Caller holds dump_lock and no
  * other agent lock (every step waits for a safepoint). */
 void hp_refresh(jvmtiEnv *j, int gc);
+/* A full GC (ForceGarbageCollection), unless VM death has begun: HotSpot
+ * stops the ZGC and Shenandoah control threads before it posts VMDeath,
+ * and a forced GC after that waits forever. Returns 1 when a GC ran. */
+int hp_gc(jvmtiEnv *j);
 
 /* Prints "HPROF ERROR: ..." on stderr (never exits). */
 void hp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1237,7 +1237,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     uint32_t nthr = 0;
     char fpath[sizeof g_hp.outname + 16];
 
-    jx_report(j, (*j)->ForceGarbageCollection(j), "ForceGarbageCollection");
+    hp_gc(j); /* not at VM death: the heap walk itself visits only live objects */
     /* every loaded class registered, with its layout */
     if ((*env)->PushLocalFrame(env, 64) != 0)
         return -1;

@@ -147,7 +147,7 @@ static void lsn_exec(jvmtiEnv *j, JNIEnv *env, const hc_cmd *c)
 {
     switch (c->tag) {
     case HC_FORCE_GC:
-        jx_report(j, (*j)->ForceGarbageCollection(j), "ForceGarbageCollection");
+        hp_gc(j);
         break;
     case HC_DUMP_HEAP:
         if (!g_hp.o.heap_dump) {

@@ -2,7 +2,9 @@
 # stress_jvm.sh: the JVM under the agent in the situations that once froze
 # it or cut its output (each case several runs per JDK, see stress_lib.sh):
 #  exit-churn-MODE-FMT  System.exit from another thread under GC churn in a
-#                       12 MB heap, for heap=sites|dump|all, text and binary
+#                       12 MB heap, for heap=sites|dump|all, text and binary;
+#                       and with ZGC and Shenandoah (long tier: SIGQUIT storms
+#                       with ZGC, Shenandoah, Serial and Parallel too)
 #  gc-flood-*           System.gc() in a loop while the CPU sampler takes a
 #                       sample every ms
 #  jcmd-storm-*         jcmd JVMTI.data_dump again and again while allocating,
@@ -61,11 +63,14 @@ CP="-cp $WORK/classes"
 
 # ------------------------------------------------------- actions, checks
 no_action() { :; }
+# each jcmd returns once its dump is written: STORM dumps, then the exit's
 jcmd_storm() {
     local k
     for ((k = 0; k < STORM; k++)); do
         timeout 30 "$jdk/bin/jcmd" "$PID" JVMTI.data_dump >/dev/null 2>&1 || break
     done
+    MIN_DUMPS=$((k + 1))
+    [ $k = "$STORM" ] || echo "   note: jcmd $((k + 1)) of $STORM failed" >&2
     touch "$R.stop"
 }
 # SIGQUITs every 20 ms; halfway, the program calls System.exit while they
@@ -77,6 +82,7 @@ quit_storm() {
         [ $k = $((STORM * 3 / 2)) ] && touch "$R.stop"
         sleep 0.02
     done
+    MIN_DUMPS=2 # signals coalesce: at least one storm dump and the exit's
     touch "$R.stop"
 }
 # a dump, and System.exit while it runs
@@ -91,6 +97,7 @@ quit_spaced() {
         kill -QUIT "$PID" 2>/dev/null || break
         sleep 0.15
     done
+    MIN_DUMPS=2
     touch "$R.stop"
 }
 # every SITES row: live bytes <= allocated bytes, live objects <= allocated
@@ -108,6 +115,17 @@ check_dump_txt() { check_text "$R.txt" "HEAP DUMP"; }
 check_dump_cpu_txt() { check_text "$R.txt" "HEAP DUMP" "CPU SAMPLES"; }
 # the output and every later heap dump file (R.hprof.2, .3, ...)
 check_bin() { verify_bin "$R.hprof" $(ls "$R".hprof.[0-9]* 2>/dev/null | grep -v verify); }
+# ... and they hold at least MIN_DUMPS heap dumps (one per file)
+check_bin_heap() {
+    check_bin
+    [ "$RESULT" = ok ] || return 0
+    local f n=0
+    for f in "$R".hprof "$R".hprof.[0-9]*; do
+        case $f in *.verify) continue ;; esac
+        [ -f "$f" ] && "$HPROF" info "$f" 2>/dev/null | grep -qE '^HEAP DUMP END +1 ' && n=$((n + 1))
+    done
+    [ "$n" -ge "$MIN_DUMPS" ] || { RESULT=bad; WHY="$n heap dumps, at least $MIN_DUMPS expected"; }
+}
 
 # ------------------------------------------------------------ the cases
 for mode in sites dump all; do
@@ -117,18 +135,34 @@ for mode in sites dump all; do
             if [ $mode = dump ]; then chk=check_dump_txt; else chk=check_sites_txt; fi
         else
             out="file=@.hprof"
-            chk=check_bin
+            if [ $mode = sites ]; then chk=check_bin; else chk=check_bin_heap; fi
         fi
         run_case exit-churn-$mode-$fmt 60 42 no_action $chk \
             -Xmx12m "$A=heap=$mode,format=$fmt,$out" $CP StressDemo churn 3 800 42
     done
 done
 
+# the concurrent collectors: HotSpot stops their control threads before it
+# posts VMDeath (a forced GC then would wait forever)
+for gcv in ZGC ShenandoahGC; do
+    run_case exit-churn-$gcv-sites-a 60 42 no_action check_sites_txt \
+        -XX:+Use$gcv -Xmx64m "$A=heap=sites,format=a,file=@.txt" $CP StressDemo churn 3 800 42
+    run_case exit-churn-$gcv-all-b 60 42 no_action check_bin_heap \
+        -XX:+Use$gcv -Xmx64m "$A=heap=all,format=b,file=@.hprof" $CP StressDemo churn 3 800 42
+done
+if [ "${STRESS_TIER:-quick}" = long ]; then
+    for gcv in ZGC ShenandoahGC SerialGC ParallelGC; do
+        run_case sigquit-storm-$gcv 120 0 quit_storm check_sites_cpu_txt -XX:+Use$gcv -Xmx64m \
+            "$A=heap=sites,cpu=samples,interval=1,file=@.txt" $CP StressDemo churn 3 60000 0 @.stop
+    done
+fi
+
 # quick: two modes; long: every heap mode, text and binary
 if [ "${STRESS_TIER:-quick}" = long ]; then FLOODS="sites-a sites-b dump-a dump-b all-a all-b"; else FLOODS="sites-a all-b"; fi
 for mf in $FLOODS; do
     mode=${mf%-*} fmt=${mf#*-}
-    if [ $fmt = b ]; then out="file=@.hprof" chk=check_bin
+    if [ $fmt = b ] && [ $mode = sites ]; then out="file=@.hprof" chk=check_bin
+    elif [ $fmt = b ]; then out="file=@.hprof" chk=check_bin_heap
     elif [ $mode = dump ]; then out="file=@.txt" chk=check_dump_cpu_txt
     else out="file=@.txt" chk=check_sites_cpu_txt; fi
     run_case gc-flood-$mf 90 0 no_action $chk \
@@ -137,7 +171,7 @@ done
 
 run_case jcmd-storm-sites 120 0 jcmd_storm check_sites_cpu_txt \
     -Xmx32m "$A=heap=sites,cpu=samples,interval=1,file=@.txt" $CP StressDemo churn 3 60000 0 @.stop
-run_case jcmd-storm-all-b 120 0 jcmd_storm check_bin \
+run_case jcmd-storm-all-b 120 0 jcmd_storm check_bin_heap \
     -Xmx32m "$A=heap=all,format=b,cpu=samples,interval=1,file=@.hprof" $CP StressDemo churn 3 60000 0 @.stop
 
 run_case sigquit-storm-sites 120 0 quit_storm check_sites_cpu_txt \
@@ -145,10 +179,10 @@ run_case sigquit-storm-sites 120 0 quit_storm check_sites_cpu_txt \
 run_case sigquit-storm-dump-a 120 0 quit_storm check_dump_cpu_txt \
     -Xmx32m "$A=heap=dump,cpu=samples,interval=1,file=@.txt" $CP StressDemo churn 3 60000 0 @.stop
 
-run_case exit-in-dump 90 7 quit_then_exit check_bin \
+run_case exit-in-dump 90 7 quit_then_exit check_bin_heap \
     -Xmx64m "$A=heap=all,format=b,file=@.hprof" $CP StressDemo churn 3 60000 7 @.stop
 
-run_case classes-dumps 120 0 quit_spaced check_bin \
+run_case classes-dumps 120 0 quit_spaced check_bin_heap \
     -Xmx64m "$A=heap=all,format=b,file=@.hprof" $CP StressDemo classes 2 60000 0 @.stop
 
 run_case classes-dumps-a 120 0 quit_spaced check_dump_txt \

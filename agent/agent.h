@@ -2,7 +2,8 @@
  * agent.h: the agent's global state (one struct, `g_hp`), the object tag
  * layout, and the lock order. Every agent module includes it.
  *
- * Locks (JVMTI raw monitors), always taken in this order, never the reverse:
+ * Locks (JVMTI raw monitors), always taken in this order, never the reverse
+ * (one exception, below):
  *   1. dump_lock  serialises whole dumps (SIGQUIT, jcmd, VM death) and
  *                 the net= commands (each runs under it)
  *   2. data_lock  the structure of the tables (classes, frames, traces,
@@ -12,6 +13,11 @@
  *                 and never post events
  *   3. out_lock   the output stream (writer or text buffer) and the
  *                 "already written" flags of strings, frames, traces
+ * The exception: a heap dump into the output holds out_lock from before its
+ * walk to its end, and after the walk registers the classes loaded
+ * meanwhile (cls_get, layouts: data_lock). So no code may take out_lock
+ * while it holds data_lock (none does: cls_get and thr_get write their
+ * records after releasing it).
  * Counters of sites are atomics, updated without a lock. The agent enables
  * no GC-time event (ObjectFree, GarbageCollectionStart/Finish).
  * No agent lock is held across a JVMTI call that can wait for a safepoint,

@@ -97,6 +97,11 @@ hd_layout *hd_layout_of(jvmtiEnv *j, JNIEnv *env, hp_class *c, jclass k, unsigne
         goto done;
     }
     L->kind = HD_INSTANCE;
+    /* an unprepared class has no fields to read yet: no layout now (it
+     * would be kept empty for good), another try at the next dump */
+    jint status = 0;
+    if ((*j)->GetClassStatus(j, k, &status) != JVMTI_ERROR_NONE || !(status & JVMTI_CLASS_STATUS_PREPARED))
+        goto fail;
     hd_layout *SL = NULL;
     jclass sk = (*env)->GetSuperclass(env, k);
     if (sk) {

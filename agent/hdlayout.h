@@ -40,7 +40,8 @@ typedef struct hd_layout hd_layout;
 
 /* The layout of class c (mirror k), computed once and kept in c->layout
  * with its superclasses'; `idsz` is the dump's id size. NULL when the
- * class's fields cannot be read or out of memory. */
+ * class is not prepared yet (nothing is kept: a later call tries again),
+ * its fields cannot be read, or out of memory. */
 hd_layout *hd_layout_of(jvmtiEnv *j, JNIEnv *env, hp_class *c, jclass k, unsigned idsz);
 
 #endif

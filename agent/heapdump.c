@@ -1095,10 +1095,14 @@ static void hd_late_write(hd_state *st, JNIEnv *env)
 {
     hl_log *l = &st->late;
     jvmtiEnv *j = st->j;
+    if (l->oom)
+        st->err = ENOMEM;
     if (st->err || (!l->nobj && !l->need.count))
         return;
-    if ((*env)->PushLocalFrame(env, 64) != 0)
+    if ((*env)->PushLocalFrame(env, 64) != 0) {
+        st->err = ENOMEM; /* their ids are in the dump: it is incomplete */
         return;
+    }
     jclass oc = (*env)->FindClass(env, "java/lang/Object");
     hp_class *objcls = oc ? cls_get(j, oc) : NULL;
     /* objects whose class had no tag: their class, through the object */
@@ -1115,6 +1119,8 @@ static void hd_late_write(hd_state *st, JNIEnv *env)
         }
     }
     jobject *objs = tags && which ? hd_objects_of(j, env, tags, nt) : NULL;
+    if (!objs)
+        st->err = ENOMEM;
     for (jint i = 0; objs && i < nt; i++) {
         if (!objs[i])
             continue;
@@ -1124,8 +1130,12 @@ static void hd_late_write(hd_state *st, JNIEnv *env)
             l->objs[which[i]].cls = c->index;
             hl_need(l, c->index);
         }
+        (*env)->DeleteLocalRef(env, k);
+        (*env)->DeleteLocalRef(env, objs[i]);
     }
     free(objs);
+    if (l->oom)
+        st->err = ENOMEM;
     /* the late classes, laid out through their mirrors */
     uint32_t n = cls_count();
     uint8_t *late = calloc(n ? n : 1, 1);
@@ -1253,6 +1263,11 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     loaded = malloc(sizeof *loaded * (nk ? (size_t)nk : 1));
     uint32_t nloaded = 0;
     for (jint i = 0; loaded && i < nk; i++) {
+        jint status = 0;
+        (*j)->GetClassStatus(j, ks[i], &status);
+        if (!(status & (JVMTI_CLASS_STATUS_PREPARED | JVMTI_CLASS_STATUS_ARRAY)))
+            continue; /* loaded, not linked: no fields to read yet, no instance;
+                         should the walk meet its mirror, the class is late */
         hp_class *c = cls_get(j, ks[i]);
         if (c && hd_layout_of(j, env, c, ks[i], st.idsz)) {
             loaded[nloaded++] = c->index;
@@ -1269,7 +1284,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     (*env)->PopLocalFrame(env, NULL);
     if (!ccls) {
         hp_error("heap dump: java.lang.Class not found");
-        return -1;
+        goto done;
     }
     st.class_class = ccls->index;
     thr = hd_threads(j, env, &st, &nthr);

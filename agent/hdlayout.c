@@ -17,6 +17,14 @@
 
 #define HD_ACC_STATIC 0x0008 /* JVM access flag of a static field */
 
+/* set while a dump's walk and what follows it use the layouts (dump_lock) */
+static int hd_frozen;
+
+void hd_layout_freeze(int on)
+{
+    hd_frozen = on;
+}
+
 static int hd_sig_type(const char *sig)
 {
     return (sig[0] == 'L' || sig[0] == '[') ? HPROF_TYPE_OBJECT : cls_prim_type(sig[0]);
@@ -79,6 +87,13 @@ static void hd_layout_free(hd_layout *L)
 
 hd_layout *hd_layout_of(jvmtiEnv *j, JNIEnv *env, hp_class *c, jclass k, unsigned idsz)
 {
+    if (c->layout && c->layout->provisional && !hd_frozen) {
+        jint status = 0;
+        if ((*j)->GetClassStatus(j, k, &status) == JVMTI_ERROR_NONE && (status & JVMTI_CLASS_STATUS_PREPARED)) {
+            hd_layout_free(c->layout); /* linked since: its fields can be read now */
+            c->layout = NULL;
+        }
+    }
     if (c->layout)
         return c->layout;
     if ((*env)->PushLocalFrame(env, 32) != 0)
@@ -97,11 +112,12 @@ hd_layout *hd_layout_of(jvmtiEnv *j, JNIEnv *env, hp_class *c, jclass k, unsigne
         goto done;
     }
     L->kind = HD_INSTANCE;
-    /* an unprepared class has no fields to read yet: no layout now (it
-     * would be kept empty for good), another try at the next dump */
+    /* a class not linked yet (loaded from the CDS archive with archived
+     * instances, never used) has no fields JVMTI can read: a provisional
+     * layout without fields of its own, made again once it is linked */
     jint status = 0;
     if ((*j)->GetClassStatus(j, k, &status) != JVMTI_ERROR_NONE || !(status & JVMTI_CLASS_STATUS_PREPARED))
-        goto fail;
+        L->provisional = 1;
     hd_layout *SL = NULL;
     jclass sk = (*env)->GetSuperclass(env, k);
     if (sk) {
@@ -109,8 +125,9 @@ hd_layout *hd_layout_of(jvmtiEnv *j, JNIEnv *env, hp_class *c, jclass k, unsigne
         if (!sc || !(SL = hd_layout_of(j, env, sc, sk, idsz)))
             goto fail;
         L->super = sc->index;
+        L->provisional |= SL->provisional; /* made anew with its super */
     }
-    if ((*j)->GetClassFields(j, k, &nf, &fids) != JVMTI_ERROR_NONE)
+    if (L->provisional || (*j)->GetClassFields(j, k, &nf, &fids) != JVMTI_ERROR_NONE)
         nf = 0; /* not prepared yet: no fields to show */
     if (nf > 0xFFFF)
         goto fail;

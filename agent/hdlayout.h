@@ -34,14 +34,20 @@ struct hd_layout {
     uint32_t first_idx;   /* JVMTI index of own field 0 */
     uint32_t nidx;        /* first_idx + nown */
     int32_t *idx_off;     /* per JVMTI index: byte offset in instance data, or -1 */
+    uint8_t provisional;  /* the class was not linked: no own fields; made anew
+                             once it is (no linked class has it as a super) */
     uint8_t *idx_type;
 };
 typedef struct hd_layout hd_layout;
 
 /* The layout of class c (mirror k), computed once and kept in c->layout
- * with its superclasses'; `idsz` is the dump's id size. NULL when the
- * class is not prepared yet (nothing is kept: a later call tries again),
- * its fields cannot be read, or out of memory. */
+ * with its superclasses'; `idsz` is the dump's id size. A class not linked
+ * yet gets a provisional layout without fields of its own, made anew by the
+ * first call after it is linked (under dump_lock, between walks: no walk
+ * uses it then). NULL when its fields cannot be read or out of memory. */
 hd_layout *hd_layout_of(jvmtiEnv *j, JNIEnv *env, hp_class *c, jclass k, unsigned idsz);
+/* While on, no provisional layout is made anew: the dump under way has
+ * written (or will overwrite) CLASS DUMPs of the ones it uses. */
+void hd_layout_freeze(int on);
 
 #endif

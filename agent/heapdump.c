@@ -54,6 +54,9 @@ enum { HD_NONE, HD_CLASS = HD_PRIMARRAY + 1, HD_LATE, HD_DONE };
  * of threads (their THREAD OBJECT roots name the empty trace): far above
  * the serials of THREAD START records, used only inside the dump. */
 #define HD_LATE_THREAD_SERIAL0 0x40000000u
+/* Class serials of classes a dump knows by a mirror it tagged as a plain
+ * object (hd_late_alias), used only inside the dump. */
+#define HD_LATE_CLASS_SERIAL0 0x40000000u
 /* threads map values: serial | trace serial << 32 | written */
 #define HD_THR_WRITTEN (1ULL << 63)
 
@@ -88,6 +91,10 @@ typedef struct hd_state {
     uint32_t late_lost;   /* late objects whose class could not be read */
     hu_map threads;       /* thread object tag -> HD_THR_* value */
     hu_map seen, frames;  /* a file of its own: UTF8 ids, traces, frames written */
+    hu_map alias;         /* class index -> the dump tag its mirror got in the walk
+                             (the class's id in this dump, hd_late_alias) */
+    hu_map aliased;       /* those dump tags: class objects, not plain instances */
+    uint32_t naliased;
     hu_map arrlen;        /* object array tag -> length, until visited */
     uint64_t jni_globals;
     int err;              /* latched: EFBIG (ids), ENOMEM, EPROTO (walk order) */
@@ -189,6 +196,14 @@ static uint64_t hd_prim_bits(jvalue v, int type)
     }
 }
 
+/* The id of class c in this dump: its own, or the tag its mirror got as a
+ * plain object during the walk (hd_late_alias), which references hold. */
+static hprof_id hd_class_id(hd_state *st, const hp_class *c)
+{
+    uint64_t *d = st->alias.count ? hu_map_get(&st->alias, c->index) : NULL;
+    return d ? hd_id(st, (jlong)*d) : cls_object_id(c);
+}
+
 /* The CLASS DUMP of c into w, with what the walk found (cs), or zeros and
  * null references when it found nothing: the same length either way, so
  * the dumps written before the walk can be overwritten after it. */
@@ -198,7 +213,7 @@ static void hd_class_dump(hd_state *st, hw_writer *w, hp_class *c, const hd_csta
     if (!L) {
         /* registered while the dump was being prepared (loaded meanwhile):
          * no layout, but references to it still resolve */
-        hw_class bare = {.class_id = cls_object_id(c), .trace_serial = HP_TRACE_SERIAL0};
+        hw_class bare = {.class_id = hd_class_id(st, c), .trace_serial = HP_TRACE_SERIAL0};
         hw_class_dump(w, &bare);
         return;
     }
@@ -226,9 +241,9 @@ static void hd_class_dump(hd_state *st, hw_writer *w, hp_class *c, const hd_csta
         }
     }
     hw_class cd = {
-        .class_id = cls_object_id(c),
+        .class_id = hd_class_id(st, c),
         .trace_serial = HP_TRACE_SERIAL0,
-        .super_id = L->super ? cls_object_id(cls_at(L->super)) : 0,
+        .super_id = L->super ? hd_class_id(st, cls_at(L->super)) : 0,
         .loader_id = cs ? cs->loader : 0,
         .signers_id = cs ? cs->signers : 0,
         .protection_domain_id = cs ? cs->pd : 0,
@@ -519,6 +534,13 @@ static jint JNICALL hd_ref_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapRefere
         break;
     case HD_LATE: {
         uint32_t i = 0;
+        if (kind == JVMTI_HEAP_REFERENCE_CLASS) { /* its class's mirror: the raw tag */
+            if (hl_value(&st->late, (uint8_t)kind, 0, HPROF_TYPE_OBJECT, (uint64_t)t)) {
+                st->err = ENOMEM;
+                return JVMTI_VISIT_ABORT;
+            }
+            break;
+        }
         if (kind == JVMTI_HEAP_REFERENCE_FIELD || kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD)
             i = (uint32_t)info->field.index;
         else if (kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT)
@@ -1061,7 +1083,7 @@ static void hd_late_object(hd_state *st, hl_obj *o, hp_class *objcls)
         for (size_t v = 0; v < o->n; v++)
             if (l->vals[o->first + v].what == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT)
                 el[l->vals[o->first + v].index] = l->vals[o->first + v].bits;
-        hw_obj_array_begin(st->mw, id, ts, cls_object_id(c), (uint32_t)n);
+        hw_obj_array_begin(st->mw, id, ts, hd_class_id(st, c), (uint32_t)n);
         for (uint64_t i = 0; i < n; i++)
             hw_put_id(st->mw, el[i]);
         hw_sub_end(st->mw);
@@ -1082,8 +1104,80 @@ static void hd_late_object(hd_state *st, hl_obj *o, hp_class *objcls)
             continue;
         hd_put_be(buf + L->idx_off[x->index], hprof_type_size(x->type, st->idsz), x->bits);
     }
-    hw_instance_dump(st->mw, id, ts, cls_object_id(c), buf, L->inst_bytes);
+    hw_instance_dump(st->mw, id, ts, hd_class_id(st, c), buf, L->inst_bytes);
     free(buf);
+}
+
+/* Right after the walk: late objects whose class had no tag (an array class
+ * made after the dump listed the classes, a class whose ClassPrepare had not
+ * come yet) name, through their CLASS reference, the dump tag their class's
+ * mirror got as a plain object. The walk wrote references to that mirror
+ * with that id: the class becomes known by it in this dump (its CLASS DUMP
+ * takes that id, the mirror is no plain instance), resolved through the
+ * mirrors, which outlive their instances. */
+static void hd_late_alias(hd_state *st, JNIEnv *env)
+{
+    hl_log *l = &st->late;
+    jvmtiEnv *j = st->j;
+    if (st->err || !l->nobj)
+        return;
+    hu_map want; /* dump tag of a mirror -> its position in tags */
+    hu_map_init(&want);
+    jlong *tags = malloc(sizeof *tags * l->nobj);
+    jint nt = 0;
+    for (size_t k = 0; tags && k < l->nobj; k++) {
+        hl_obj *o = &l->objs[k];
+        if (o->is_class || HP_TAG_IS_CLASS(o->class_tag))
+            continue;
+        for (size_t v = 0; v < o->n; v++) {
+            hl_val *x = &l->vals[o->first + v];
+            int ins = 0;
+            if (x->what != JVMTI_HEAP_REFERENCE_CLASS)
+                continue;
+            if (HP_TAG_IS_CLASS(x->bits)) {
+                o->cls = (uint32_t)(x->bits & 0xFFFFFFFFu);
+            } else if (HP_TAG_IS_DUMP(x->bits) && hu_map_upsert(&want, x->bits, (uint64_t)nt, &ins) && ins) {
+                tags[nt++] = (jlong)x->bits;
+            }
+            break;
+        }
+    }
+    if (nt && (*env)->PushLocalFrame(env, 16) == 0) {
+        jobject *ms = hd_objects_of(j, env, tags, nt);
+        for (jint i = 0; ms && i < nt; i++) {
+            jint status = 0;
+            if (!ms[i] || (*j)->GetClassStatus(j, (jclass)ms[i], &status) != JVMTI_ERROR_NONE ||
+                (status & JVMTI_CLASS_STATUS_PRIMITIVE))
+                continue;
+            hp_class *c = cls_get(j, (jclass)ms[i]);
+            if (!c || (c->index < st->ncls && st->incl[c->index]))
+                continue; /* cannot be: a class of the dump's set had its tag */
+            hd_layout_of(j, env, c, (jclass)ms[i], st->idsz);
+            if (hu_map_put(&st->alias, c->index, (uint64_t)tags[i]) ||
+                hu_map_put(&st->aliased, (uint64_t)tags[i], c->index))
+                st->err = ENOMEM;
+            st->naliased++;
+        }
+        free(ms);
+        (*env)->PopLocalFrame(env, NULL);
+    }
+    /* the objects of those classes */
+    for (size_t k = 0; k < l->nobj; k++) {
+        hl_obj *o = &l->objs[k];
+        if (o->is_class || o->cls || HP_TAG_IS_CLASS(o->class_tag))
+            continue;
+        for (size_t v = 0; v < o->n; v++) {
+            hl_val *x = &l->vals[o->first + v];
+            uint64_t *ci = x->what == JVMTI_HEAP_REFERENCE_CLASS ? hu_map_get(&st->aliased, x->bits) : NULL;
+            if (ci) {
+                o->cls = (uint32_t)*ci;
+                hl_need(l, o->cls);
+                break;
+            }
+        }
+    }
+    free(tags);
+    hu_map_cleanup(&want);
 }
 
 /* After the walk: the classes it met outside the dump's set get their
@@ -1113,7 +1207,7 @@ static void hd_late_write(hd_state *st, JNIEnv *env)
         hl_obj *o = &l->objs[k];
         if (HP_TAG_IS_CLASS(o->class_tag))
             o->cls = (uint32_t)(o->class_tag & 0xFFFFFFFFu);
-        else if (!o->is_class) {
+        else if (!o->is_class && !o->cls) { /* hd_late_alias did not find it */
             which[nt] = k;
             tags[nt++] = (jlong)o->tag;
         }
@@ -1186,7 +1280,16 @@ static void hd_late_write(hd_state *st, JNIEnv *env)
      * records: the CLASS DUMPs, then their objects */
     for (uint32_t i = 0; i < nl; i++) {
         hp_class *c = cls_at(list[i]);
-        if (st->o) {
+        if (hu_map_get(&st->alias, c->index)) {
+            /* known by its mirror's dump tag: a LOAD CLASS of that id, with
+             * a serial of the dump's own (its own serial names its own id) */
+            if (st->o)
+                out_dump_utf8(st->o, c->name_vm);
+            else
+                hd_utf8_once(st->mw, &st->seen, c->name_vm);
+            hw_load_class(st->mw, HD_LATE_CLASS_SERIAL0 + i, hd_class_id(st, c), HP_TRACE_SERIAL0,
+                          c->name_vm);
+        } else if (st->o) {
             out_dump_load_class(st->o, c);
             for (uint16_t f = 0; c->layout && f < c->layout->nown; f++)
                 out_dump_utf8(st->o, c->layout->own_name[f]);
@@ -1215,7 +1318,8 @@ static void hd_late_write(hd_state *st, JNIEnv *env)
         hd_late_object(st, o, objcls);
     }
     st->late_lost = lost; /* said on stderr and in the output, after the dump */
-    hp_info(" (%zu objects of %u classes loaded during the dump)", l->nobj, nl);
+    hp_info(" (%zu objects of %u classes loaded during the dump, %u known by their mirror)", l->nobj,
+            nl, st->naliased);
     free(late);
     free(list);
     free(tags);
@@ -1239,6 +1343,8 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     hu_map_init(&st.mirror_set);
     hu_map_init(&st.seen);
     hu_map_init(&st.frames);
+    hu_map_init(&st.alias);
+    hu_map_init(&st.aliased);
     hl_init(&st.late);
     uint32_t *loaded = NULL;
     int rc = -1, tfd = -1, afd = -1, walked = 0;
@@ -1263,11 +1369,6 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     loaded = malloc(sizeof *loaded * (nk ? (size_t)nk : 1));
     uint32_t nloaded = 0;
     for (jint i = 0; loaded && i < nk; i++) {
-        jint status = 0;
-        (*j)->GetClassStatus(j, ks[i], &status);
-        if (!(status & (JVMTI_CLASS_STATUS_PREPARED | JVMTI_CLASS_STATUS_ARRAY)))
-            continue; /* loaded, not linked: no fields to read yet, no instance;
-                         should the walk meet its mirror, the class is late */
         hp_class *c = cls_get(j, ks[i]);
         if (c && hd_layout_of(j, env, c, ks[i], st.idsz)) {
             loaded[nloaded++] = c->index;
@@ -1279,6 +1380,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         }
     }
     jx_free(j, ks);
+    hd_layout_freeze(1); /* the dump's CLASS DUMPs follow these layouts */
     jclass cc = (*env)->FindClass(env, "java/lang/Class");
     hp_class *ccls = cc ? cls_get(j, cc) : NULL;
     (*env)->PopLocalFrame(env, NULL);
@@ -1403,8 +1505,11 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     uint32_t nb = cl->layout ? cl->layout->inst_bytes : 0;
     uint8_t *zero = calloc(nb ? nb : 1, 1);
     uint64_t mt, one;
+    if (e == JVMTI_ERROR_NONE)
+        hd_late_alias(&st, env);
     for (size_t it = 0; zero && hu_map_next(&st.mirror_set, &it, &mt, &one);)
-        hw_instance_dump(st.tw, hd_id(&st, (jlong)mt), HP_TRACE_SERIAL0, cls_object_id(cl), zero, nb);
+        if (!hu_map_get(&st.aliased, mt)) /* a class object of a late class: its CLASS DUMP */
+            hw_instance_dump(st.tw, hd_id(&st, (jlong)mt), HP_TRACE_SERIAL0, cls_object_id(cl), zero, nb);
     free(zero);
     if (st.tw == st.mw) {
         uint32_t n1 = 0;
@@ -1482,6 +1587,7 @@ end_output:
 oom:
     hp_error("heap dump: out of memory");
 done:
+    hd_layout_freeze(0);
     if (st.late_lost) {
         hp_error("heap dump: %u objects of classes loaded during the dump were gone before their "
                  "class could be read; they are shown as instances of java.lang.Object",
@@ -1511,6 +1617,8 @@ done:
     hu_map_cleanup(&st.mirror_set);
     hu_map_cleanup(&st.seen);
     hu_map_cleanup(&st.frames);
+    hu_map_cleanup(&st.alias);
+    hu_map_cleanup(&st.aliased);
     hl_cleanup(&st.late);
     free(loaded);
     return rc;

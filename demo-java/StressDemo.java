@@ -14,8 +14,9 @@
  *          System.exit(STATUS) while they still allocate.
  *  gc      as churn, plus one thread calling System.gc() in a loop.
  *  classes as churn, plus one thread that defines a class by a fresh class
- *          loader, allocates 100 of its objects, drops them, the class and
- *          the loader, over and over (classes load and unload all the time).
+ *          loader, allocates 100 of its objects in an array of that class
+ *          (so an array class is made too), drops them, the class and the
+ *          loader, over and over (classes load and unload all the time).
  *  run     as churn, but the workers keep going until MILLIS ms have passed
  *          and the program returns from main (no System.exit).
  * It prints "ready" once every worker allocates, then "exiting STATUS".
@@ -37,7 +38,7 @@ public class StressDemo {
         }
 
         public static Object[] make(int n) {
-            Object[] out = new Object[n];
+            Transient[] out = new Transient[n]; // a new array class with each new class
             for (int i = 0; i < n; i++) {
                 out[i] = new Transient(i);
             }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "jx.h"
+#include "names.h"
 
 /* The objects `tags` stand for (local refs, in a frame the caller pushed);
  * NULL entries for those that are gone. Returns a malloc'ed array or NULL. */
@@ -201,25 +202,23 @@ void hdr_alias(hd_state *st, JNIEnv *env)
     hu_map_cleanup(&want);
 }
 
-/* After the walk: the classes it met outside the dump's set get their
- * LOAD CLASS (a record of its own, between two segments), their CLASS DUMP,
- * then every object the walk logged of them; so every object the walk
- * reached is in the dump, whatever loaded meanwhile. Their supers that are
- * late too come along. Runs outside the walk (JNI and JVMTI allowed). */
-void hdr_write(hd_state *st, JNIEnv *env)
+/* After the walk: the late classes (those the log needs, and their supers
+ * outside the dump's set), laid out through their mirrors, into
+ * st->late_list; each late object gets its class. */
+int hdr_resolve(hd_state *st, JNIEnv *env)
 {
     hl_log *l = &st->late;
     jvmtiEnv *j = st->j;
     if (l->oom)
         st->err = ENOMEM;
     if (st->err || (!l->nobj && !l->need.count))
-        return;
+        return st->err ? -1 : 0;
     if ((*env)->PushLocalFrame(env, 64) != 0) {
         st->err = ENOMEM; /* their ids are in the dump: it is incomplete */
-        return;
+        return -1;
     }
     jclass oc = (*env)->FindClass(env, "java/lang/Object");
-    hp_class *objcls = oc ? cls_get(j, oc) : NULL;
+    st->objcls = oc ? cls_get(j, oc) : NULL;
     /* objects whose class had no tag: their class, through the object */
     jlong *tags = malloc(sizeof *tags * (l->nobj ? l->nobj : 1));
     size_t *which = malloc(sizeof *which * (l->nobj ? l->nobj : 1));
@@ -249,6 +248,8 @@ void hdr_write(hd_state *st, JNIEnv *env)
         (*env)->DeleteLocalRef(env, objs[i]);
     }
     free(objs);
+    free(tags);
+    free(which);
     if (l->oom)
         st->err = ENOMEM;
     /* the late classes, laid out through their mirrors */
@@ -272,6 +273,7 @@ void hdr_write(hd_state *st, JNIEnv *env)
             hd_layout_of(j, env, cls_at(list[i]), (jclass)mirrors[i], st->idsz);
     free(mirrors);
     free(ctags);
+    (*env)->PopLocalFrame(env, NULL);
     /* supers outside the dump come too (laid out with their subclasses) */
     uint32_t n2 = cls_count();
     uint8_t *late2 = late ? realloc(late, n2 ? n2 : 1) : NULL;
@@ -279,11 +281,8 @@ void hdr_write(hd_state *st, JNIEnv *env)
     if (!late2 || !list2) {
         free(late2 ? late2 : late);
         free(list2 ? list2 : list);
-        free(tags);
-        free(which);
-        (*env)->PopLocalFrame(env, NULL);
         st->err = ENOMEM;
-        return;
+        return -1;
     }
     late = late2;
     list = list2;
@@ -297,53 +296,64 @@ void hdr_write(hd_state *st, JNIEnv *env)
             list[nl++] = sup;
         }
     }
-    /* LOAD CLASS and the names first (top-level records), then the heap
-     * records: the CLASS DUMPs, then their objects */
-    for (uint32_t i = 0; i < nl; i++) {
-        hp_class *c = cls_at(list[i]);
+    free(late);
+    st->late_list = list;
+    st->nlate = nl;
+    return 0;
+}
+
+/* A UTF8 record of name `id`, once in the file w belongs to (the output's
+ * own marks, or those of a file of its own) */
+static void hdr_utf8(hd_state *st, hw_writer *w, uint32_t id)
+{
+    if (!st->o) {
+        hd_utf8_once(w, &st->seen, id);
+    } else if (out_dump_claim_utf8(st->o, id)) {
+        hp_str *s = str_get(id);
+        hw_utf8(w, id, s->s, s->len);
+    }
+}
+
+void hdr_write_names(hd_state *st, hw_writer *w)
+{
+    for (uint32_t i = 0; i < st->nlate; i++) {
+        hp_class *c = cls_at(st->late_list[i]);
+        hdr_utf8(st, w, c->name_vm);
+        int ins = 0;
         if (hu_map_get(&st->alias, c->index)) {
             /* known by its mirror's dump tag: a LOAD CLASS of that id, with
              * a serial of the dump's own (its own serial names its own id) */
-            if (st->o)
-                out_dump_utf8(st->o, c->name_vm);
-            else
-                hd_utf8_once(st->mw, &st->seen, c->name_vm);
-            hw_load_class(st->mw, HD_LATE_CLASS_SERIAL0 + i, hd_class_id(st, c), HP_TRACE_SERIAL0,
-                          c->name_vm);
-        } else if (st->o) {
-            out_dump_load_class(st->o, c);
-            for (uint16_t f = 0; c->layout && f < c->layout->nown; f++)
-                out_dump_utf8(st->o, c->layout->own_name[f]);
-        } else {
-            int ins = 0;
-            hd_utf8_once(st->mw, &st->seen, c->name_vm);
-            if (hu_map_upsert(&st->seen, HD_SEEN_CLASS | c->index, 1, &ins) && ins)
-                hw_load_class(st->mw, c->serial, cls_object_id(c), HP_TRACE_SERIAL0, c->name_vm);
-            for (uint16_t f = 0; c->layout && f < c->layout->nown; f++)
-                hd_utf8_once(st->mw, &st->seen, c->layout->own_name[f]);
+            hw_load_class(w, HD_LATE_CLASS_SERIAL0 + i, hd_class_id(st, c), HP_TRACE_SERIAL0, c->name_vm);
+        } else if (st->o ? out_dump_claim_load(st->o, c)
+                         : (hu_map_upsert(&st->seen, HD_SEEN_CLASS | c->index, 1, &ins) && ins)) {
+            hw_load_class(w, c->serial, cls_object_id(c), HP_TRACE_SERIAL0, c->name_vm);
         }
+        for (uint16_t f = 0; c->layout && f < c->layout->nown; f++)
+            hdr_utf8(st, w, c->layout->own_name[f]);
     }
-    for (uint32_t i = 0; i < nl; i++) {
-        hp_class *c = cls_at(list[i]);
+}
+
+void hdr_write_heap(hd_state *st)
+{
+    hl_log *l = &st->late;
+    if (st->err || !st->nlate)
+        return;
+    for (uint32_t i = 0; i < st->nlate; i++) {
+        hp_class *c = cls_at(st->late_list[i]);
         hd_cstat *cs = hdr_cstat(st, c);
         hd_class_dump(st, st->mw, c, cs);
         free(cs);
     }
     uint32_t lost = 0;
-    for (size_t k = 0; objcls && objcls->layout && k < l->nobj; k++) {
+    for (size_t k = 0; st->objcls && st->objcls->layout && k < l->nobj; k++) {
         hl_obj *o = &l->objs[k];
         if (o->is_class)
             continue;
         if (!o->cls || !cls_at(o->cls)->layout)
             lost++;
-        hdr_object(st, o, objcls);
+        hdr_object(st, o, st->objcls);
     }
     st->late_lost = lost; /* said on stderr and in the output, after the dump */
     hp_info(" (%zu objects of %u classes loaded during the dump, %u known by their mirror)", l->nobj,
-            nl, st->naliased);
-    free(late);
-    free(list);
-    free(tags);
-    free(which);
-    (*env)->PopLocalFrame(env, NULL);
+            st->nlate, st->naliased);
 }

@@ -73,6 +73,10 @@ typedef struct hd_state {
                              (the class's id in this dump, hdr_alias) */
     hu_map aliased;       /* those dump tags: class objects, not plain instances */
     uint32_t naliased;
+    uint32_t *late_list;  /* the late classes (hdr_resolve), their count */
+    uint32_t nlate;
+    hp_class *objcls;     /* java.lang.Object (hdr_resolve) */
+    int reserve_short;    /* their records did not fit the reserved region */
     hu_map arrlen;        /* object array tag -> length, until visited */
     uint64_t jni_globals;
     int err;              /* latched: EFBIG (ids), ENOMEM, EPROTO (walk order) */

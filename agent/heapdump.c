@@ -45,6 +45,12 @@
 #define HD_MAX_FRAMES 1024   /* frames of a thread's stack in a dump */
 #define HD_PAGE 4096u        /* madvise granularity (a multiple of every page size is fine) */
 #define HD_DROP_EVERY (64u << 20) /* bytes of a copied file between two MADV_DONTNEED */
+/* A file the dump overwrites in place reserves this many bytes before its
+ * heap dump for the names and LOAD CLASS records of classes loaded during
+ * the walk (about 300 classes), as an unused UTF8 record of this id, far
+ * above the name table's ids and below the in-band messages' */
+#define HD_RESERVE 65536u
+#define HD_RESERVE_ID 0x7FFFFFF0u
 
 /* The class of the dump's set that `class_tag` names; NULL for any other
  * (untagged, late). */
@@ -308,7 +314,7 @@ static uint32_t hd_thread_root(hd_state *st, jlong ttag)
     uint32_t ser = (uint32_t)*v;
     if (!(*v & HD_THR_WRITTEN)) {
         *v |= HD_THR_WRITTEN;
-        hw_root(st->mw, HPROF_GC_ROOT_THREAD_OBJ, hd_id(st, ttag), ser,
+        hw_root(st->tw, HPROF_GC_ROOT_THREAD_OBJ, hd_id(st, ttag), ser,
                 (uint32_t)((*v >> 32) & 0x7FFFFFFFu), 0);
     }
     return ser;
@@ -322,7 +328,7 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
     /* HotSpot reports every root before it visits any object; were one to
      * come inside an object, the object is ended there and the rest of it
      * is refused (EPROTO), never written twice or around the root */
-    if (st->tw == st->mw && st->kind != HD_NONE) {
+    if (st->kind != HD_NONE) {
         st->cut = st->cur; /* should it come back, it is refused */
         hd_finish(st);
     }
@@ -331,34 +337,34 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
                                                               : info->jni_local.thread_tag;
         tser = hd_thread_root(st, ttag);
         if (!tser) { /* a stack of no known thread: no serial to name */
-            hw_root(st->mw, HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
+            hw_root(st->tw, HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
             return;
         }
     }
     switch (kind) {
     case JVMTI_HEAP_REFERENCE_JNI_GLOBAL:
-        hw_root(st->mw, HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0, ++st->jni_globals);
+        hw_root(st->tw, HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0, ++st->jni_globals);
         break;
     case JVMTI_HEAP_REFERENCE_SYSTEM_CLASS:
         /* HotSpot reports under this kind every object its class loader
          * data holds (constant pool caches' Object[]s, ...), not only
          * classes: those are roots of no known kind */
-        hw_root(st->mw, is_class ? HPROF_GC_ROOT_STICKY_CLASS : HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
+        hw_root(st->tw, is_class ? HPROF_GC_ROOT_STICKY_CLASS : HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
         break;
     case JVMTI_HEAP_REFERENCE_MONITOR:
-        hw_root(st->mw, HPROF_GC_ROOT_MONITOR_USED, id, 0, 0, 0);
+        hw_root(st->tw, HPROF_GC_ROOT_MONITOR_USED, id, 0, 0, 0);
         break;
     case JVMTI_HEAP_REFERENCE_STACK_LOCAL:
-        hw_root(st->mw, HPROF_GC_ROOT_JAVA_FRAME, id, tser, (uint32_t)info->stack_local.depth, 0);
+        hw_root(st->tw, HPROF_GC_ROOT_JAVA_FRAME, id, tser, (uint32_t)info->stack_local.depth, 0);
         break;
     case JVMTI_HEAP_REFERENCE_JNI_LOCAL:
-        hw_root(st->mw, HPROF_GC_ROOT_JNI_LOCAL, id, tser, (uint32_t)info->jni_local.depth, 0);
+        hw_root(st->tw, HPROF_GC_ROOT_JNI_LOCAL, id, tser, (uint32_t)info->jni_local.depth, 0);
         break;
     case JVMTI_HEAP_REFERENCE_THREAD:
         hd_thread_root(st, tag);
         break;
     default:
-        hw_root(st->mw, HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
+        hw_root(st->tw, HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
         break;
     }
 }
@@ -872,6 +878,80 @@ done:
     return out;
 }
 
+/* An unused UTF8 record of `len` bytes in all (never less than a record
+ * header and an id), at the writer's current offset */
+static void hd_reserve(hw_writer *w, uint32_t len)
+{
+    uint32_t text = len - HPROF_RECORD_HEADER_SIZE - hw_writer_id_size(w);
+    char *t = malloc(text);
+    if (t) {
+        memset(t, ' ', text);
+        hw_utf8(w, HD_RESERVE_ID, t, text);
+    }
+    free(t);
+}
+
+/* At most the bytes hdr_write_names writes (every name counted) */
+static uint64_t hd_names_bound(const hd_state *st)
+{
+    uint64_t n = 0, rec = HPROF_RECORD_HEADER_SIZE + st->idsz;
+    for (uint32_t i = 0; i < st->nlate; i++) {
+        hp_class *c = cls_at(st->late_list[i]);
+        n += rec + str_get(c->name_vm)->len + rec + 8 + st->idsz;
+        for (uint16_t f = 0; c->layout && f < c->layout->nown; f++)
+            n += rec + str_get(c->layout->own_name[f])->len;
+    }
+    return n;
+}
+
+/* The reserved region, overwritten with the late classes' names and LOAD
+ * CLASS records, then an unused UTF8 record to its end. Should they not
+ * fit, they follow the heap dump's end instead (VisualVM reads them there;
+ * a single-pass reader names those classes late), and the agent says so. */
+static void hd_fill_reserve(hd_state *st, uint64_t at, uint64_t len)
+{
+    if (hd_names_bound(st) + HPROF_RECORD_HEADER_SIZE + st->idsz > len) {
+        st->reserve_short = 1; /* hd_dump writes them after the dump's end */
+        return;
+    }
+    hw_options o;
+    hw_options_init(&o);
+    o.id_size = st->idsz;
+    o.clock = HW_CLOCK_FIXED;
+    hw_sink *ms = hw_sink_memory(0);
+    hw_writer *w = ms ? hw_writer_open(ms, &o, NULL) : NULL;
+    if (!w) {
+        hw_sink_free(ms);
+        st->err = ENOMEM;
+        return;
+    }
+    hdr_write_names(st, w);
+    size_t n = 0;
+    const uint8_t *d = hw_writer_close(w, NULL, 0) ? NULL : hw_sink_memory_data(ms, &n);
+    /* the memory file's header: "JAVA PROFILE 1.0.2\0", u4 id size, u8 time */
+    const uint8_t *z = d ? memchr(d, 0, n) : NULL;
+    size_t hdr = z ? (size_t)(z - d) + 1 + 4 + 8 : n;
+    size_t body = d && n >= hdr ? n - hdr : 0;
+    size_t pad = HPROF_RECORD_HEADER_SIZE + st->idsz;
+    uint8_t *buf = d && body + pad <= len ? malloc(len) : NULL;
+    if (buf) {
+        memcpy(buf, d + hdr, body);
+        uint8_t *r = buf + body;
+        uint64_t tl = len - body - HPROF_RECORD_HEADER_SIZE; /* id + text */
+        r[0] = HPROF_TAG_UTF8;
+        hd_put_be(r + 1, 4, 0);
+        hd_put_be(r + 5, 4, tl);
+        hd_put_be(r + 9, st->idsz, HD_RESERVE_ID);
+        memset(r + 9 + st->idsz, ' ', tl - st->idsz);
+        if (hw_writer_patch(st->mw, at, buf, (size_t)len))
+            st->err = EIO;
+    }
+    if (!buf && !st->err)
+        st->err = ENOMEM; /* cannot be short: hd_names_bound said it fits */
+    free(buf);
+    hw_sink_free(ms);
+}
+
 int hd_dump(jvmtiEnv *j, JNIEnv *env)
 {
     if (!env)
@@ -1014,10 +1094,13 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
      * the text of what came before them still ends with HEAP DUMP END. */
     uint8_t *cd = NULL;
     uint32_t cdlen = 0;
-    uint64_t cdat = 0;
+    uint64_t cdat = 0, resv_at = 0, resv_len = 0;
     int te = 0;
-    hw_heap_begin(st.mw);
     if (!text && hw_writer_can_patch(st.mw)) {
+        resv_at = hw_writer_offset(st.mw);
+        hd_reserve(st.mw, HD_RESERVE);
+        resv_len = hw_writer_offset(st.mw) - resv_at;
+        hw_heap_begin(st.mw);
         if (!(cd = hd_class_bytes(&st, &cdlen)))
             goto oom_output;
         hw_heap_segment_raw(st.mw, cd, cdlen);
@@ -1026,9 +1109,12 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         cd = NULL;
         st.tw = st.mw;
     } else {
+        /* the output's heap dump begins after the walk, once the classes
+         * loaded meanwhile have their LOAD CLASS before it */
         tfd = hd_tmpfile();
         if (tfd < 0 || !(st.tw = hd_tmp_writer(tfd, st.idsz))) {
-            hw_heap_end(st.mw); /* an empty dump: the output goes on */
+            hw_heap_begin(st.mw); /* an empty dump: the output goes on */
+            hw_heap_end(st.mw);
             goto end_output;
         }
         hw_heap_begin(st.tw);
@@ -1065,8 +1151,15 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
             hw_writer_patch(st.mw, cdat, cd, cdlen);
         free(cd);
         st.tw = NULL;
+        if (e == JVMTI_ERROR_NONE && hdr_resolve(&st, env) == 0 && st.nlate)
+            hd_fill_reserve(&st, resv_at, resv_len);
+        hdr_write_heap(&st);
     } else {
+        if (e == JVMTI_ERROR_NONE && hdr_resolve(&st, env) == 0)
+            hdr_write_names(&st, st.mw);
+        hw_heap_begin(st.mw);
         hd_class_dumps(&st, st.mw);
+        hdr_write_heap(&st);
         hw_heap_end(st.tw);
         char msg[256] = "";
         te = hw_writer_close(st.tw, msg, sizeof msg);
@@ -1080,9 +1173,13 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
             hd_cut(cut, "copying the temporary file failed: %s", strerror(te));
         }
     }
-    if (e == JVMTI_ERROR_NONE)
-        hdr_write(&st, env);
     hw_heap_end(st.mw);
+    if (st.reserve_short) {
+        hdr_write_names(&st, st.mw);
+        hp_error("heap dump: %u classes loaded during the dump did not fit the room kept for their "
+                 "LOAD CLASS records, which follow the dump's end (readers that read the file in "
+                 "one pass do not name them)", st.nlate);
+    }
     if (st.err == EFBIG)
         hp_error("heap dump: more than 2^31 objects do not fit 4-byte ids (use idsize=8)");
     else if (st.err == EPROTO)
@@ -1165,6 +1262,7 @@ done:
     hu_map_cleanup(&st.alias);
     hu_map_cleanup(&st.aliased);
     hl_cleanup(&st.late);
+    free(st.late_list);
     free(loaded);
     return rc;
 }

@@ -43,6 +43,7 @@ struct hp_out {
     int err;          /* text: latched errno */
     int reported;     /* the latched error was printed */
     int closed;       /* out_close ran: everything after is dropped */
+    int dumping;       /* a heap dump holds the output (out_dump_begin..end) */
     uint32_t messages; /* in-band messages written (out_message) */
 };
 
@@ -470,7 +471,10 @@ void out_thread_end(uint32_t serial)
 /* Caller holds out_lock. */
 static void out_load_class_locked(hp_out *o, hp_class *c)
 {
-    if (!o->w || c->load_written || !c->serial)
+    /* inside a heap dump (the dumping thread registering a class): VisualVM
+     * reads everything between the first segment and HEAP DUMP END as
+     * sub-records, so the record waits for out_dump_end */
+    if (!o->w || c->load_written || !c->serial || o->dumping)
         return;
     c->load_written = 1;
     out_utf8(o, c->name_vm);
@@ -926,7 +930,26 @@ void out_monitor_waited(const char *sig, int64_t waited_ms, uint32_t thread_seri
 
 hp_out *out_dump_begin(void)
 {
-    return out_begin();
+    hp_out *o = out_begin();
+    if (o)
+        o->dumping = 1;
+    return o;
+}
+
+int out_dump_claim_utf8(hp_out *o, uint32_t id)
+{
+    if (!o->w || !id || str_get(id)->written)
+        return 0;
+    str_get(id)->written = 1;
+    return 1;
+}
+
+int out_dump_claim_load(hp_out *o, hp_class *c)
+{
+    if (!o->w || c->load_written || !c->serial)
+        return 0;
+    c->load_written = 1;
+    return 1;
 }
 
 hw_writer *out_dump_writer(hp_out *o)
@@ -952,7 +975,10 @@ void out_dump_utf8(hp_out *o, uint32_t id)
 
 void out_dump_load_class(hp_out *o, hp_class *c)
 {
+    int d = o->dumping;
+    o->dumping = 0; /* asked for: before the heap dump's first segment */
     out_load_class_locked(o, c);
+    o->dumping = d;
 }
 
 void out_dump_trace(hp_out *o, hp_trace *t)
@@ -994,6 +1020,13 @@ int out_dump_text_close(hp_out *o, FILE *f)
 
 void out_dump_end(hp_out *o)
 {
+    o->dumping = 0;
+    if (o->w) {
+        /* the LOAD CLASS records of classes registered during the dump */
+        uint32_t n = cls_count();
+        for (uint32_t i = 1; i < n; i++)
+            out_load_class_locked(o, cls_at(i));
+    }
     if (o->w)
         out_report_writer(o);
     else

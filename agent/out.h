@@ -66,7 +66,10 @@ void out_monitor_waited(const char *sig, int64_t waited_ms, uint32_t thread_seri
  * binary, the heap walk's callbacks, which run on the VM thread and may
  * take no lock, write through it while the dumping thread holds the lock;
  * in text, the finished dump is rendered into it. The other functions need
- * that lock held; out_dump_end reports a latched error and releases it. */
+ * that lock held; out_dump_end reports a latched error and releases it.
+ * Meanwhile a LOAD CLASS of a class the dumping thread registers waits
+ * for out_dump_end (a top-level record inside a heap dump breaks VisualVM);
+ * out_dump_load_class writes one now (before the dump's first segment). */
 struct hw_writer;
 struct hp_out *out_dump_begin(void);
 struct hw_writer *out_dump_writer(struct hp_out *o); /* the binary writer; NULL for text */
@@ -77,6 +80,11 @@ struct hw_writer *out_dump_writer(struct hp_out *o); /* the binary writer; NULL 
 int out_dump_streamed(void);
 void out_dump_utf8(struct hp_out *o, uint32_t id);
 void out_dump_load_class(struct hp_out *o, hp_class *c);
+/* For records a heap dump writes elsewhere than the output's writer (a
+ * region it overwrites later): 1 when UTF8 `id` (the LOAD CLASS of c) is
+ * not in the output yet, which is then marked as written; 0 otherwise. */
+int out_dump_claim_utf8(struct hp_out *o, uint32_t id);
+int out_dump_claim_load(struct hp_out *o, hp_class *c);
 void out_dump_trace(struct hp_out *o, hp_trace *t); /* binary: TRACE; text: a TRACE block, once */
 /* Text: a stream that appends to the text output, for the rendering of a
  * heap dump (print_heap_dumps); NULL for binary, after an error, or when

@@ -43,13 +43,13 @@ run_case() {
         ok=0 frozen=0 bad=0
         for ((i = 1; i <= RUNS; i++)); do
             R=$name-$v-$i
-            rm -f "$R".*
+            rm -rf "$R".*
             local args=() a
             for a in "$@"; do args+=("${a//@/$R}"); done
             srun "$R" "$deadline" "$status" "$action" "$jdk" "${args[@]}"
             [ "$RESULT" = ok ] && $check
             case $RESULT in
-            ok) ok=$((ok + 1)); rm -f "$R".* ;;
+            ok) ok=$((ok + 1)); rm -rf "$R".* ;;
             frozen) frozen=$((frozen + 1)); echo "FAIL [$name JDK $v run $i]: frozen: $WHY" >&2 ;;
             *) bad=$((bad + 1)); echo "FAIL [$name JDK $v run $i]: $WHY" >&2 ;;
             esac
@@ -115,6 +115,27 @@ check_dump_txt() { check_text "$R.txt" "HEAP DUMP"; }
 check_dump_cpu_txt() { check_text "$R.txt" "HEAP DUMP" "CPU SAMPLES"; }
 # the output and every later heap dump file (R.hprof.2, .3, ...)
 check_bin() { verify_bin "$R.hprof" $(ls "$R".hprof.[0-9]* 2>/dev/null | grep -v verify); }
+# ... and every one of them opens in VisualVM's heap library (Debian's
+# visualvm, an independent reader), every reference resolving
+VVM_JAR=${VISUALVM_HEAP_JAR:-/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar}
+[ -f "$VVM_JAR" ] || { echo "FAIL: no VisualVM heap library at $VVM_JAR (scripts/deps.sh installs visualvm)" >&2; exit 1; }
+mkdir -p vvm
+"$FIRST_JDK/bin/javac" --release 17 -cp "$VVM_JAR" -d vvm "$SRC/tests/integration/VvmCheck.java" ||
+    { echo "FAIL: javac VvmCheck.java" >&2; exit 1; }
+check_bin_vvm() {
+    check_bin_heap
+    [ "$RESULT" = ok ] || return 0
+    local f
+    for f in "$R".hprof "$R".hprof.[0-9]*; do
+        case $f in *.verify | *.hwcache) continue ;; esac
+        [ -f "$f" ] || continue
+        if ! "$FIRST_JDK/bin/java" -cp "$VVM_JAR:vvm" VvmCheck "$f" --check-refs >"$f.vvm" 2>&1; then
+            RESULT=bad
+            WHY="VisualVM on $f: $(grep -v '^  ok' "$f.vvm" | tail -3 | tr '\n' ';')"
+            return
+        fi
+    done
+}
 # ... and they hold at least MIN_DUMPS heap dumps (one per file)
 check_bin_heap() {
     check_bin
@@ -182,7 +203,7 @@ run_case sigquit-storm-dump-a 120 0 quit_storm check_dump_cpu_txt \
 run_case exit-in-dump 90 7 quit_then_exit check_bin_heap \
     -Xmx64m "$A=heap=all,format=b,file=@.hprof" $CP StressDemo churn 3 60000 7 @.stop
 
-run_case classes-dumps 120 0 quit_spaced check_bin_heap \
+run_case classes-dumps 120 0 quit_spaced check_bin_vvm \
     -Xmx64m "$A=heap=all,format=b,file=@.hprof" $CP StressDemo classes 2 60000 0 @.stop
 
 run_case classes-dumps-a 120 0 quit_spaced check_dump_txt \
@@ -205,7 +226,7 @@ elif [ -n "$CTL" ] && [ -x "$CTL" ]; then
         ok=0 frozen=0 bad=0
         for ((i = 1; i <= RUNS; i++)); do
             R=forcegc-flood-$v-$i
-            rm -f "$R".*
+            rm -rf "$R".*
             "$CTL" listen 0 --port-file "$R.port" --script flood.cmds --agents 1 \
                 --out "$R.recv.hprof" >"$R.ctl.out" 2>"$R.ctl.err" &
             CPID=$!
@@ -217,7 +238,7 @@ elif [ -n "$CTL" ] && [ -x "$CTL" ]; then
             kill "$CPID" 2>/dev/null
             wait "$CPID" 2>/dev/null
             case $RESULT in
-            ok) ok=$((ok + 1)); rm -f "$R".* ;;
+            ok) ok=$((ok + 1)); rm -rf "$R".* ;;
             frozen) frozen=$((frozen + 1)); echo "FAIL [forcegc-flood JDK $v run $i]: frozen: $WHY" >&2 ;;
             *) bad=$((bad + 1)); echo "FAIL [forcegc-flood JDK $v run $i]: $WHY" >&2 ;;
             esac

@@ -52,6 +52,8 @@ typedef struct hd_state {
     hw_writer *mw;        /* the output, or the binary temporary file of a text dump */
     hw_writer *tw;        /* the objects: mw itself, or (mw cannot be patched:
                              a socket) a temporary file copied in after the walk */
+    hw_writer *rw;        /* the roots: with the objects (mw overwritten in place;
+                             net=), or ahead of them in mw (text) */
     unsigned idsz;
     uint32_t class_class; /* index of java.lang.Class */
     uint32_t ncls;        /* classes registered before the walk (incl's size) */

@@ -314,7 +314,7 @@ static uint32_t hd_thread_root(hd_state *st, jlong ttag)
     uint32_t ser = (uint32_t)*v;
     if (!(*v & HD_THR_WRITTEN)) {
         *v |= HD_THR_WRITTEN;
-        hw_root(st->tw, HPROF_GC_ROOT_THREAD_OBJ, hd_id(st, ttag), ser,
+        hw_root(st->rw, HPROF_GC_ROOT_THREAD_OBJ, hd_id(st, ttag), ser,
                 (uint32_t)((*v >> 32) & 0x7FFFFFFFu), 0);
     }
     return ser;
@@ -328,7 +328,7 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
     /* HotSpot reports every root before it visits any object; were one to
      * come inside an object, the object is ended there and the rest of it
      * is refused (EPROTO), never written twice or around the root */
-    if (st->kind != HD_NONE) {
+    if (st->rw == st->tw && st->kind != HD_NONE) {
         st->cut = st->cur; /* should it come back, it is refused */
         hd_finish(st);
     }
@@ -337,34 +337,34 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
                                                               : info->jni_local.thread_tag;
         tser = hd_thread_root(st, ttag);
         if (!tser) { /* a stack of no known thread: no serial to name */
-            hw_root(st->tw, HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
+            hw_root(st->rw, HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
             return;
         }
     }
     switch (kind) {
     case JVMTI_HEAP_REFERENCE_JNI_GLOBAL:
-        hw_root(st->tw, HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0, ++st->jni_globals);
+        hw_root(st->rw, HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0, ++st->jni_globals);
         break;
     case JVMTI_HEAP_REFERENCE_SYSTEM_CLASS:
         /* HotSpot reports under this kind every object its class loader
          * data holds (constant pool caches' Object[]s, ...), not only
          * classes: those are roots of no known kind */
-        hw_root(st->tw, is_class ? HPROF_GC_ROOT_STICKY_CLASS : HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
+        hw_root(st->rw, is_class ? HPROF_GC_ROOT_STICKY_CLASS : HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
         break;
     case JVMTI_HEAP_REFERENCE_MONITOR:
-        hw_root(st->tw, HPROF_GC_ROOT_MONITOR_USED, id, 0, 0, 0);
+        hw_root(st->rw, HPROF_GC_ROOT_MONITOR_USED, id, 0, 0, 0);
         break;
     case JVMTI_HEAP_REFERENCE_STACK_LOCAL:
-        hw_root(st->tw, HPROF_GC_ROOT_JAVA_FRAME, id, tser, (uint32_t)info->stack_local.depth, 0);
+        hw_root(st->rw, HPROF_GC_ROOT_JAVA_FRAME, id, tser, (uint32_t)info->stack_local.depth, 0);
         break;
     case JVMTI_HEAP_REFERENCE_JNI_LOCAL:
-        hw_root(st->tw, HPROF_GC_ROOT_JNI_LOCAL, id, tser, (uint32_t)info->jni_local.depth, 0);
+        hw_root(st->rw, HPROF_GC_ROOT_JNI_LOCAL, id, tser, (uint32_t)info->jni_local.depth, 0);
         break;
     case JVMTI_HEAP_REFERENCE_THREAD:
         hd_thread_root(st, tag);
         break;
     default:
-        hw_root(st->tw, HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
+        hw_root(st->rw, HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
         break;
     }
 }
@@ -1107,17 +1107,28 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
         cdat = hw_writer_offset(st.mw) - cdlen;
         free(cd);
         cd = NULL;
-        st.tw = st.mw;
+        st.tw = st.rw = st.mw;
     } else {
-        /* the output's heap dump begins after the walk, once the classes
-         * loaded meanwhile have their LOAD CLASS before it */
+        /* net=: the output's heap dump begins after the walk, once the
+         * classes loaded meanwhile have their LOAD CLASS before it; the
+         * roots go with the objects. Text: the temporary binary dump is
+         * read by print.c alone, which takes records between segments: it
+         * begins now, with the roots, so that a full disk still leaves a
+         * section that says it is incomplete */
+        if (text) {
+            hw_heap_begin(st.mw);
+            st.rw = st.mw;
+        }
         tfd = hd_tmpfile();
         if (tfd < 0 || !(st.tw = hd_tmp_writer(tfd, st.idsz))) {
-            hw_heap_begin(st.mw); /* an empty dump: the output goes on */
+            if (!text)
+                hw_heap_begin(st.mw); /* an empty dump: the output goes on */
             hw_heap_end(st.mw);
             goto end_output;
         }
         hw_heap_begin(st.tw);
+        if (!text)
+            st.rw = st.tw;
     }
     /* THREAD OBJECT roots are written as the walk meets each thread (a
      * thread that ended meanwhile has none: its object may be gone) */
@@ -1157,7 +1168,8 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     } else {
         if (e == JVMTI_ERROR_NONE && hdr_resolve(&st, env) == 0)
             hdr_write_names(&st, st.mw);
-        hw_heap_begin(st.mw);
+        if (!text)
+            hw_heap_begin(st.mw);
         hd_class_dumps(&st, st.mw);
         hdr_write_heap(&st);
         hw_heap_end(st.tw);

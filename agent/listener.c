@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -22,6 +21,7 @@
 #include "hc_proto.h"
 #include "heapdump.h"
 #include "hprof/hprof_format.h"
+#include "hprof/hw_writer.h"
 #include "jx.h"
 #include "out.h"
 #include "sampler.h"
@@ -37,22 +37,112 @@ _Static_assert(HC_SITES_FORCE_GC == HPROF_SITES_FORCE_GC, "sites flag");
 #define LSN_WAIT_STEP_MS 100
 #define LSN_FLUSH_MS 500      /* output latency to the front end when idle */
 #define LSN_DRAIN_MS 2000     /* at exit: how long the front end may take to close */
-#define LSN_SEND_TIMEOUT_S 30 /* a front end that reads nothing for this long
-                               * is dropped (sticky write error), so it cannot
-                               * hang the program or its exit */
 #define LSN_LOCAL_REFS 32     /* local references a command may make */
+
+/* The output side of the socket (the sink's state). `sent` is touched only
+ * by the sink's writes, which the writer serialises (its I/O thread);
+ * the others are read by other threads. */
+static struct {
+    uint64_t sent;     /* bytes the front end has taken */
+    int64_t bound_end; /* lsn_bound_begin's deadline (ns), 0: none (atomic) */
+    int failed;        /* errno of the sink's failure, reported (atomic) */
+    int dropped;       /* the failure was the send bound: the front end was
+                        * dropped, the socket shut down (atomic) */
+} lsn;
 
 int lsn_connect(void)
 {
     char err[512];
+    memset(&lsn, 0, sizeof lsn); /* a failed attach may be retried */
     g_hp.net_fd = hc_net_connect(g_hp.o.net_host, g_hp.o.net_port, err, sizeof err);
     if (g_hp.net_fd < 0) {
         hp_error("net=%s:%u: %s", g_hp.o.net_host, g_hp.o.net_port, err);
         return -1;
     }
-    struct timeval tv = {.tv_sec = LSN_SEND_TIMEOUT_S, .tv_usec = 0};
-    setsockopt(g_hp.net_fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     return 0;
+}
+
+/* ------------------------------------------------------------ the sink */
+
+static int64_t lsn_bound_ns(void)
+{
+    return (int64_t)g_hp.o.net_timeout_s * 1000000000;
+}
+
+void lsn_bound_begin(void)
+{
+    __atomic_store_n(&lsn.bound_end, hp_now_ns() + lsn_bound_ns(), __ATOMIC_RELEASE);
+}
+
+void lsn_bound_end(void)
+{
+    __atomic_store_n(&lsn.bound_end, 0, __ATOMIC_RELEASE);
+}
+
+int lsn_failed(void)
+{
+    return __atomic_load_n(&lsn.failed, __ATOMIC_ACQUIRE);
+}
+
+/* The sink failed: says so once, with what was lost. Past the send bound
+ * the front end is dropped: the socket is shut down both ways, so the
+ * listener's read ends (it leaves quietly) and the front end sees the end
+ * of the stream; lsn_stop closes it at exit. */
+static void lsn_sink_failed(int e, size_t done, size_t len, int64_t waited_ns)
+{
+    if (e == ETIMEDOUT) {
+        hp_error("net=%s:%u: the front end is not reading: %zu bytes waited %.1f s for room in "
+                 "the connection; it is dropped: at most the first %llu bytes of the profile "
+                 "reach it, the rest is lost (the program goes on)",
+                 g_hp.o.net_host, g_hp.o.net_port, len - done, (double)waited_ns / 1e9,
+                 (unsigned long long)lsn.sent);
+        __atomic_store_n(&lsn.dropped, 1, __ATOMIC_RELEASE);
+        shutdown(g_hp.net_fd, SHUT_RDWR);
+    } else {
+        hp_error("writing net=%s:%u failed: %s (after %llu bytes sent); the profile stops here",
+                 g_hp.o.net_host, g_hp.o.net_port, strerror(e), (unsigned long long)lsn.sent);
+    }
+    __atomic_store_n(&lsn.failed, e, __ATOMIC_RELEASE);
+}
+
+/* The writer's sink write (out.c's writer, on its I/O thread): all of
+ * `data` within the send bound from now, or within lsn_bound_begin's
+ * deadline if that comes first. The waits are sliced so that a deadline
+ * set while this write waits applies to it too. */
+static int lsn_sink_write(void *ctx, const void *data, size_t len)
+{
+    (void)ctx;
+    int e = lsn_failed();
+    if (e)
+        return e; /* the writer latches the first failure: not reached */
+    const int64_t start = hp_now_ns(), own = start + lsn_bound_ns();
+    const char *p = data;
+    size_t done = 0;
+    while (done < len) {
+        int64_t end = own, bound = __atomic_load_n(&lsn.bound_end, __ATOMIC_ACQUIRE);
+        if (bound && bound < end)
+            end = bound;
+        int64_t slice = hp_now_ns() + (int64_t)LSN_WAIT_STEP_MS * 1000000;
+        size_t n = 0;
+        e = hc_net_send_until(g_hp.net_fd, p + done, len - done, slice < end ? slice : end, &n);
+        done += n;
+        lsn.sent += n;
+        if (e != ETIMEDOUT)
+            break; /* all sent, or the connection failed */
+        if (hp_now_ns() >= end)
+            break; /* the bound passed */
+        e = 0;
+    }
+    if (e)
+        lsn_sink_failed(e, done, len, hp_now_ns() - start);
+    return e;
+}
+
+hw_sink *lsn_sink(void)
+{
+    if (g_hp.net_fd < 0)
+        return NULL;
+    return hw_sink_custom(lsn_sink_write, NULL, NULL);
 }
 
 /* A refused or failed command: on stderr and back to the front end. */
@@ -272,8 +362,9 @@ static void JNICALL lsn_main(jvmtiEnv *j, JNIEnv *env, void *arg)
          * still reaches the front end within LSN_FLUSH_MS */
         struct pollfd pfd = {.fd = g_hp.net_fd, .events = POLLIN};
         int pr = poll(&pfd, 1, LSN_FLUSH_MS);
-        if (__atomic_load_n(&g_hp.listener_stop_req, __ATOMIC_ACQUIRE))
-            break;
+        if (__atomic_load_n(&g_hp.listener_stop_req, __ATOMIC_ACQUIRE) ||
+            __atomic_load_n(&lsn.dropped, __ATOMIC_ACQUIRE))
+            break; /* stopping, or the front end was dropped (reported) */
         if (pr == 0 || (pr < 0 && errno == EINTR)) {
             if (pr == 0 && hp_enter() == 0) {
                 out_flush();
@@ -291,8 +382,9 @@ static void JNICALL lsn_main(jvmtiEnv *j, JNIEnv *env, void *arg)
             break;
         }
         hc_recv_status st = hc_net_recv_cmd(g_hp.net_fd, &c, why, sizeof why);
-        if (__atomic_load_n(&g_hp.listener_stop_req, __ATOMIC_ACQUIRE))
-            break; /* woken by lsn_stop's shutdown */
+        if (__atomic_load_n(&g_hp.listener_stop_req, __ATOMIC_ACQUIRE) ||
+            __atomic_load_n(&lsn.dropped, __ATOMIC_ACQUIRE))
+            break; /* woken by lsn_stop's shutdown, or by the drop's */
         if (st == HC_RECV_BAD) {
             hp_error("net command %u skipped: %s", c.serial, why);
             out_message("HPROF ERROR: command %u skipped: %s", c.serial, why);
@@ -346,12 +438,18 @@ int lsn_start(jvmtiEnv *j, JNIEnv *env)
                            &g_hp.listener_running, "net= commands are ignored");
 }
 
-/* Waits (bounded) for the listener to leave. Returns 1 once it has. */
+/* Waits (at most `ms` by the clock, however often the wait wakes early) for
+ * the listener to leave. Returns 1 once it has. */
 static int lsn_wait_done(jvmtiEnv *j, int ms)
 {
+    const int64_t end = hp_now_ns() + (int64_t)ms * 1000000;
     jx_lock(j, g_hp.listener_lock);
-    for (int waited = 0; g_hp.listener_running && waited < ms; waited += LSN_WAIT_STEP_MS)
-        (*j)->RawMonitorWait(j, g_hp.listener_lock, LSN_WAIT_STEP_MS);
+    while (g_hp.listener_running) {
+        int64_t left = (end - hp_now_ns()) / 1000000;
+        if (left <= 0)
+            break;
+        (*j)->RawMonitorWait(j, g_hp.listener_lock, left < LSN_WAIT_STEP_MS ? left : LSN_WAIT_STEP_MS);
+    }
     int done = !g_hp.listener_running;
     jx_unlock(j, g_hp.listener_lock);
     return done;
@@ -378,6 +476,15 @@ void lsn_stop(jvmtiEnv *j)
     }
     if (!done)
         return; /* it may still read the fd: leave it open */
+    if (__atomic_load_n(&lsn.dropped, __ATOMIC_ACQUIRE)) {
+        /* the stream is cut already: reset the connection, so the front end
+         * learns at once and the kernel drops what it still held for it */
+        struct linger lg = {.l_onoff = 1, .l_linger = 0};
+        setsockopt(g_hp.net_fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+        close(g_hp.net_fd);
+        g_hp.net_fd = -1;
+        return;
+    }
     /* drain what the front end still sends until it closes (bounded):
      * closing with unread input would reset the connection and could
      * drop the output's tail at the front end */

@@ -32,6 +32,7 @@ typedef enum {
     K_NUM,      /* debug numbers, C syntax (decimal, 0x hex, 0 octal) */
     K_SAMPLE,
     K_IDSIZE,
+    K_NETTIMEOUT,
     K_REMOVED,  /* exitpause, precrash */
 } kind;
 
@@ -78,6 +79,8 @@ static const optdef defs[] = {
     YN("errorexit", errorexit),
     YN("pause", pause),
     YN("debug", debug),
+    /* for tests (opts.h) */
+    { "nettimeout", K_NETTIMEOUT, 0, "a decimal number of seconds from 1 to 3600" },
     { "exitpause", K_REMOVED, 0, "removed; use -XX:OnError='cmd %p' instead" },
     { "precrash", K_REMOVED, 0, "removed; use -XX:OnError='precrash -p %p' instead" },
 };
@@ -450,6 +453,11 @@ static int apply(opts *o, const char *name, const char *value, int *file_or_net,
         else
             break;
         return 0;
+    case K_NETTIMEOUT:
+        if (parse_decimal(value, OPTS_NET_TIMEOUT_MAX, &u) != 0 || u == 0)
+            break;
+        o->net_timeout_s = (unsigned)u;
+        return 0;
     case K_REMOVED:
         break;
     }
@@ -471,6 +479,7 @@ void opts_init(opts *o)
     o->primfields = 1;
     o->primarrays = 1;
     o->id_size = 8;
+    o->net_timeout_s = OPTS_NET_TIMEOUT_S;
 }
 
 void opts_cleanup(opts *o)

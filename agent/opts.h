@@ -39,6 +39,13 @@
  *  The agent decides which of primfields..pause it honours; opts records
  *  them faithfully.
  *  msa (Solaris micro-state accounting) is public but a no-op on Linux.
+ *
+ * Test option (parsed in every build, not listed by `help`):
+ *  nettimeout              seconds, 1..3600, default 30 (OPTS_NET_TIMEOUT_S):
+ *                          with net=, how long the agent waits for a front
+ *                          end that does not read before dropping it (see
+ *                          listener.h). For tests, which set a few seconds
+ *                          to stay fast; users have no reason to change it.
  */
 #ifndef HPROF_AGENT_OPTS_H
 #define HPROF_AGENT_OPTS_H
@@ -53,6 +60,8 @@
 #define OPTS_DEPTH_MAX 1000000u     /* stack frames per trace */
 #define OPTS_INTERVAL_MAX 2147483647u /* ms; a jint for RawMonitorWait */
 #define OPTS_SAMPLE_MAX 2147483647u /* bytes; SetHeapSamplingInterval takes a jint */
+#define OPTS_NET_TIMEOUT_S 30u      /* nettimeout= default, seconds */
+#define OPTS_NET_TIMEOUT_MAX 3600u
 
 /* The default output names, without and with the text suffix. */
 #define OPTS_DEFAULT_FILE "java.hprof"
@@ -91,6 +100,7 @@ typedef struct opts {
                                        exactly (default); N samples every N bytes
                                        on average and the figures are estimates */
     unsigned id_size;               /* idsize=4|8, default 8; binary output only */
+    unsigned net_timeout_s;         /* nettimeout= (test option, see above) */
     int help;                       /* the option string was exactly "help" */
     char *options;                  /* the full option string (after the env
                                        var was appended), for messages; never

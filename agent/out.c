@@ -24,6 +24,7 @@
 #include "hprof/hprof_format.h"
 #include "hprof/hw_writer.h"
 #include "jx.h"
+#include "listener.h"
 #include "monitors.h"
 #include "names.h"
 #include "sampler.h"
@@ -47,6 +48,16 @@ struct hp_out {
     uint32_t messages; /* in-band messages written (out_message) */
 };
 
+/* Whether to report the writer's first error `e` now (once): not when the
+ * net= sink failed with it, which said so already, naming the front end. */
+static int out_to_report(hp_out *o, int e)
+{
+    if (o->reported)
+        return 0;
+    o->reported = 1;
+    return !(e && e == lsn_failed());
+}
+
 /* ------------------------------------------------------------ text buffer */
 
 /* Appends text to the text writer (a copy into its buffer), latching and
@@ -58,9 +69,9 @@ static int out_txt_write(hp_out *o, const void *p, size_t n)
     int e = hw_raw_bytes(o->tw, p, n);
     if (e) {
         o->err = e;
-        hp_error("writing %s failed: %s; the profile stops here", g_hp.outname,
-                 hw_writer_error_text(o->tw));
-        o->reported = 1;
+        if (out_to_report(o, e))
+            hp_error("writing %s failed: %s; the profile stops here", g_hp.outname,
+                     hw_writer_error_text(o->tw));
     }
     return e;
 }
@@ -222,11 +233,9 @@ static void out_end(void)
 
 static void out_report_writer(hp_out *o)
 {
-    if (o->w && hw_writer_error(o->w) && !o->reported) {
+    if (o->w && hw_writer_error(o->w) && out_to_report(o, hw_writer_error(o->w)))
         hp_error("writing %s failed: %s; the profile stops here", g_hp.outname,
                  hw_writer_error_text(o->w));
-        o->reported = 1;
-    }
 }
 
 /* force=n's existence test: a dangling symbolic link exists too (stat(2)
@@ -282,9 +291,10 @@ int out_open(void)
     }
     g_hp.out = o;
     int err = 0;
-    /* net=: the socket is the listener's (it closes it after the final
-     * output, see listener.h); a dead peer latches EPIPE in the writer */
-    hw_sink *sink = g_hp.net_fd >= 0 ? hw_sink_fd(g_hp.net_fd, 0) : out_open_file();
+    /* net=: the listener's sink, within its send bound; the socket stays
+     * the listener's (it closes it after the final output, see listener.h);
+     * a dead or dropped peer latches its errno in the writer */
+    hw_sink *sink = g_hp.net_fd >= 0 ? lsn_sink() : out_open_file();
     if (!sink) {
         if (g_hp.net_fd >= 0)
             hp_error("out of memory opening %s", g_hp.outname);
@@ -357,6 +367,7 @@ int out_flush(void)
     if (!o)
         return 0;
     int e;
+    lsn_bound_begin(); /* net=: the whole flush waits at most the send bound */
     if (o->w) {
         hw_writer_flush(o->w);
         out_report_writer(o);
@@ -365,12 +376,12 @@ int out_flush(void)
         out_txt_flush(o);
         if (!o->err && hw_writer_flush(o->tw)) {
             o->err = hw_writer_error(o->tw);
-            if (!o->reported)
+            if (out_to_report(o, o->err))
                 hp_error("writing %s failed: %s", g_hp.outname, hw_writer_error_text(o->tw));
-            o->reported = 1;
         }
         e = o->err;
     }
+    lsn_bound_end();
     out_end();
     return e;
 }
@@ -380,20 +391,24 @@ void out_close(void)
     hp_out *o = out_begin();
     if (!o)
         return;
+    lsn_bound_begin(); /* net=: the final drain waits at most the send bound */
     if (o->w) {
         char msg[256];
-        if (hw_writer_close(o->w, msg, sizeof msg) && !o->reported)
+        int e = hw_writer_close(o->w, msg, sizeof msg);
+        if (e && out_to_report(o, e))
             hp_error("writing %s failed: %s", g_hp.outname, msg);
         o->w = NULL;
     } else if (o->tw) {
         out_txt_flush(o);
         char msg[256];
-        if (hw_writer_close(o->tw, msg, sizeof msg) && !o->reported)
+        int e = hw_writer_close(o->tw, msg, sizeof msg);
+        if (e && out_to_report(o, e))
             hp_error("writing %s failed: %s", g_hp.outname, msg);
         o->tw = NULL;
         free(o->buf);
         o->buf = NULL;
     }
+    lsn_bound_end();
     o->closed = 1;
     /* g_hp.out stays allocated: a late callback may still look at it */
     out_end();

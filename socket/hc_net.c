@@ -13,15 +13,35 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
-#define HC_NET_CONNECT_MS 10000 /* per address */
 #define HC_NET_BACKLOG 16
 #define HC_NET_SCRATCH 4096     /* discarded payload bytes read at a time */
 
-/* connect() bounded by HC_NET_CONNECT_MS: an address that does not answer
- * must not hold the JVM's start-up for minutes. 0, or -1 with *e set. */
-static int hc_net_connect_one(int fd, const struct sockaddr *sa, socklen_t len, int *e)
+int64_t hc_net_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* poll() timeout in ms until `deadline_ns`: rounded up, so a wait never
+ * ends just before its deadline and spins; 0 once it has passed. */
+static int hc_net_ms_left(int64_t deadline_ns)
+{
+    int64_t left = deadline_ns - hc_net_now_ns();
+    if (left <= 0)
+        return 0;
+    int64_t ms = (left + 999999) / 1000000;
+    return ms > 0x7fffffff ? 0x7fffffff : (int)ms;
+}
+
+/* connect() bounded by `deadline_ns`: an address that does not answer must
+ * not hold the JVM's start-up for minutes. An interrupted poll waits for
+ * what is left, never a fresh timeout. 0, or -1 with *e set. */
+static int hc_net_connect_one(int fd, const struct sockaddr *sa, socklen_t len,
+                              int64_t deadline_ns, int *e)
 {
     int fl = fcntl(fd, F_GETFL);
     if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
@@ -37,7 +57,7 @@ static int hc_net_connect_one(int fd, const struct sockaddr *sa, socklen_t len, 
         struct pollfd pfd = {.fd = fd, .events = POLLOUT};
         int pr;
         do
-            pr = poll(&pfd, 1, HC_NET_CONNECT_MS);
+            pr = poll(&pfd, 1, hc_net_ms_left(deadline_ns));
         while (pr < 0 && errno == EINTR);
         if (pr == 0) {
             *e = ETIMEDOUT;
@@ -71,14 +91,24 @@ int hc_net_connect(const char *host, unsigned port, char *err, size_t errlen)
         snprintf(err, errlen, "cannot resolve %s: %s", host, gai_strerror(g));
         return -1;
     }
-    int fd = -1, last = 0;
-    for (struct addrinfo *a = res; a; a = a->ai_next) {
+    int fd = -1, last = 0, left = 0;
+    for (struct addrinfo *a = res; a; a = a->ai_next)
+        left++;
+    /* one bound for the whole connect: each address gets an equal share of
+     * the time still left (the last one all of it) */
+    const int64_t end = hc_net_now_ns() + (int64_t)HC_NET_CONNECT_MS * 1000000;
+    for (struct addrinfo *a = res; a; a = a->ai_next, left--) {
+        int64_t now = hc_net_now_ns();
+        if (now >= end) {
+            last = ETIMEDOUT;
+            break;
+        }
         fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
         if (fd < 0) {
             last = errno;
             continue;
         }
-        if (hc_net_connect_one(fd, a->ai_addr, a->ai_addrlen, &last) == 0)
+        if (hc_net_connect_one(fd, a->ai_addr, a->ai_addrlen, now + (end - now) / left, &last) == 0)
             break;
         close(fd);
         fd = -1;
@@ -256,6 +286,43 @@ int hc_net_send_all(int fd, const void *data, size_t len)
         len -= (size_t)n;
     }
     return 0;
+}
+
+int hc_net_send_until(int fd, const void *data, size_t len, int64_t deadline_ns, size_t *sent)
+{
+    const char *p = data;
+    size_t done = 0;
+    int e = 0;
+    while (done < len) {
+        ssize_t n = send(fd, p + done, len - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            done += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+            e = errno;
+            break;
+        }
+        /* the socket's buffer is full: wait for room, within the deadline */
+        int ms = hc_net_ms_left(deadline_ns);
+        if (ms == 0) {
+            e = ETIMEDOUT;
+            break;
+        }
+        struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+        int pr = poll(&pfd, 1, ms);
+        if (pr < 0 && errno != EINTR) {
+            e = errno;
+            break;
+        }
+        /* ready, interrupted or timed out: the next send or the clock says
+         * which (POLLERR/POLLHUP make the send fail with the reason) */
+    }
+    if (sent)
+        *sent = done;
+    return e;
 }
 
 /* Reads exactly n bytes (buf NULL: discards them). Returns n, or the number

@@ -14,8 +14,12 @@
 #include "hc_proto.h"
 
 /* Connects to host:port (a name, an IPv4 or an IPv6 literal), trying every
- * address the name resolves to. Returns the fd (TCP_NODELAY, close-on-exec),
- * or -1 with the reason in err. */
+ * address the name resolves to, all within HC_NET_CONNECT_MS in total (each
+ * address gets an equal share of the time left, so one that does not answer
+ * cannot starve the next; name resolution itself is bounded only by the
+ * resolver's own timeouts, resolv.conf). Returns the fd (TCP_NODELAY,
+ * close-on-exec, blocking), or -1 with the reason in err. */
+#define HC_NET_CONNECT_MS 10000
 int hc_net_connect(const char *host, unsigned port, char *err, size_t errlen);
 
 #define HC_NET_MAX_LISTEN 2
@@ -37,6 +41,19 @@ int hc_net_parse_addr(const char *text, unsigned port, struct sockaddr_storage *
 
 /* Sends all `len` bytes (EINTR retried, no SIGPIPE). 0 or an errno value. */
 int hc_net_send_all(int fd, const void *data, size_t len);
+
+/* Monotonic clock in ns (CLOCK_MONOTONIC): the time base of deadlines. */
+int64_t hc_net_now_ns(void);
+
+/* Sends all `len` bytes unless `deadline_ns` (hc_net_now_ns time) passes
+ * first: one deadline for the whole buffer, however the peer paces its
+ * reads (a peer that reads a byte now and then cannot stretch it, as it
+ * would a per-call SO_SNDTIMEO). Sends are non-blocking (MSG_DONTWAIT: the
+ * fd keeps its blocking mode, so another thread may block reading it) and
+ * waits are poll(). Returns 0, ETIMEDOUT when the deadline came first, or
+ * the errno of a failure (EPIPE, ECONNRESET...; no SIGPIPE); *sent (if not
+ * NULL) gets the bytes sent in every case. */
+int hc_net_send_until(int fd, const void *data, size_t len, int64_t deadline_ns, size_t *sent);
 
 typedef enum hc_recv_status {
     HC_RECV_OK = 0,     /* *c holds a valid command */

@@ -16,7 +16,13 @@
  *                          contain TEXT (ASCII), e.g. a UTF8 message
  *   close                  closes the connection at once and exits 0
  *   rst                    resets the connection (SO_LINGER 0) and exits 0
- * After the steps it keeps reading until the agent closes, then exits 0.
+ *   stopread               the reader stops reading (the agent's output
+ *                          fills the connection and waits)
+ *   trickle:BYTES:MS       the reader reads at most BYTES, then sleeps MS
+ *                          ms, and so on (a front end too slow to keep up)
+ *   read                   the reader reads at full speed again
+ * After the steps it keeps reading until the agent closes, then exits 0
+ * (after stopread: never; the test kills it).
  *
  * usage: java NetPeer.java PORTFILE OUT STEP...
  */
@@ -35,6 +41,9 @@ import java.util.Random;
 
 public class NetPeer {
     static final ByteArrayOutputStream SEEN = new ByteArrayOutputStream();
+    /* how the reader reads: 0 at full speed, 1 not at all, 2 a trickle */
+    static volatile int readMode = 0;
+    static volatile int trickleBytes = 1, trickleMs = 100;
 
     static byte[] hex(String s) {
         byte[] b = new byte[s.length() / 2];
@@ -65,12 +74,22 @@ public class NetPeer {
             try (FileOutputStream f = new FileOutputStream(args[1])) {
                 byte[] buf = new byte[1 << 16];
                 int n;
-                while ((n = in.read(buf)) > 0) {
+                for (;;) {
+                    int mode = readMode;
+                    if (mode == 1) {
+                        Thread.sleep(20);
+                        continue;
+                    }
+                    n = in.read(buf, 0, mode == 2 ? Math.min(trickleBytes, buf.length) : buf.length);
+                    if (n <= 0)
+                        break;
                     f.write(buf, 0, n);
                     synchronized (SEEN) {
                         if (SEEN.size() < (64 << 20))
                             SEEN.write(buf, 0, n);
                     }
+                    if (mode == 2)
+                        Thread.sleep(trickleMs);
                 }
             } catch (Exception e) {
                 System.out.println("reader: " + e);
@@ -142,6 +161,19 @@ public class NetPeer {
                     s.close();
                     System.out.println("closed");
                     return;
+                case "stopread":
+                    readMode = 1;
+                    break;
+                case "trickle": {
+                    String[] t = p[2].split(":");
+                    trickleBytes = Integer.parseInt(p[1]);
+                    trickleMs = Integer.parseInt(t[0]);
+                    readMode = 2;
+                    break;
+                }
+                case "read":
+                    readMode = 0;
+                    break;
                 case "rst":
                     s.setSoLinger(true, 0);
                     s.close();

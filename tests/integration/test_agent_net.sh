@@ -11,7 +11,9 @@
 #    message in the stream and on stderr), EXIT (exit status 0): every
 #    effect checked in the received file, which passes `hprof verify`;
 #  - faults: random bytes, a truncated command, a 2 GiB length, a reset
-#    peer: the JVM runs to completion (exit 0) with a clear message;
+#    peer: the JVM runs to completion (exit 0) with a clear message; a peer
+#    that stops reading, or reads too slowly, is dropped after the send
+#    bound (nettimeout=3) with one HPROF ERROR, and the JVM exits in time;
 #  - hprof-ctl: every command of the front end, its effect checked in the
 #    file it wrote, in binary and in text; two agents at once; a killed
 #    hprof-ctl leaves the JVM running to completion.
@@ -251,6 +253,38 @@ for JDK in $FOUND_JDKS; do
     grep -qE '^HPROF ERROR: (net=localhost:[0-9]+: the front end (closed the connection|connection failed)|writing net=localhost:[0-9]+ failed)' x$V.err ||
         fail "no clear message about the lost front end: $(cat x$V.err)"
     echo "   ok: exit 0; $(grep -m1 'HPROF ERROR' x$V.err)"
+
+    step "a front end that stops reading, or reads too slowly, is dropped after the send bound; the JVM exits"
+    # nettimeout=3 (the test option: 3 s instead of 30). The exit dump (500 000
+    # Blobs, ~18 MB) is far more than the connection holds. stopread: the peer
+    # reads nothing; slow: 64 KiB a second, too little for a 1 MiB buffer
+    # within the bound. The exit (from the program's last line to the JVM's
+    # end: the dump, then the wait) must take the bound and the dump's own
+    # time, not a bound per send() call (before the fix: 12-15 s here, and
+    # 92-97 s with the 30 s default)
+    for how in stopread trickle:65536:1000; do
+        nm=${how%%:*}$V
+        peer_start $nm "$how"
+        rm -f $nm.in && mkfifo $nm.in
+        timeout 170 "$JAVA" -Xcheck:jni -Xmx512m "$A=net=localhost:$PORT,heap=all,format=b,nettimeout=3" \
+            -cp classes NetDemo <$nm.in >$nm.out 2>$nm.err &
+        jp=$!
+        printf 'alloc 500000\nquit\n' >$nm.in
+        wait_for $nm.out '^done alloc 500000$'
+        t0=$(date +%s%N)
+        rc=0
+        wait $jp || rc=$?
+        ms=$((($(date +%s%N) - t0) / 1000000))
+        pkill -P "$PEER_PID" java 2>/dev/null || true # NetPeer ($PEER_PID is timeout's)
+        wait "$PEER_PID" 2>/dev/null || true
+        [ "$rc" = 0 ] || fail "$how: java exited $rc after $ms ms; stderr: $(head -5 $nm.err)"
+        [ "$ms" -le 8000 ] || fail "$how: the exit took $ms ms with a 3 s send bound"
+        ! grep -q WARNING $nm.out $nm.err || fail "$how: a WARNING: $(grep -h WARNING $nm.out $nm.err | head -3)"
+        grep -qxE 'HPROF ERROR: net=localhost:[0-9]+: the front end is not reading: [0-9]+ bytes waited 3\.[0-9] s for room in the connection; it is dropped: at most the first [0-9]+ bytes of the profile reach it, the rest is lost \(the program goes on\)' $nm.err ||
+            fail "$how: no HPROF ERROR dropping the front end: $(grep 'HPROF' $nm.err | head -5)"
+        expect_eq "$how: HPROF ERROR lines (the drop alone)" 1 "$(grep -c 'HPROF ERROR' $nm.err)"
+        echo "   ok: $how: exit 0, $ms ms after the program's end; $(grep -o 'at most the first [0-9]* bytes' $nm.err)"
+    done
 
     step "hprof-ctl: every command, binary"
     ctl_start c$V --out c$V.hprof

@@ -113,6 +113,7 @@ static void check_defaults(const opts *o)
     CU_ASSERT_EQUAL(o->debug, 0);
     CU_ASSERT_EQUAL(o->sample_bytes, 0);
     CU_ASSERT_EQUAL(o->id_size, 8);
+    CU_ASSERT_EQUAL(o->net_timeout_s, 30);
     CU_ASSERT_EQUAL(o->help, 0);
 }
 
@@ -480,6 +481,18 @@ static void test_debug_options(void)
         snprintf(s, sizeof s, "%s=", names[i]);
         bad(s, NULL, "needs a value", (char *)NULL);
     }
+    /* nettimeout, the test option: seconds 1..3600, default 30 */
+    CU_ASSERT_EQUAL(ok(&o, "heap=sites", NULL), 0);
+    CU_ASSERT_EQUAL(o.net_timeout_s, 30);
+    CU_ASSERT_EQUAL(ok(&o, "nettimeout=3", NULL), 0);
+    CU_ASSERT_EQUAL(o.net_timeout_s, 3);
+    CU_ASSERT_EQUAL(ok(&o, "nettimeout=3600", NULL), 0);
+    CU_ASSERT_EQUAL(o.net_timeout_s, 3600);
+    const char *tbad[] = { "nettimeout=0", "nettimeout=3601", "nettimeout=-1", "nettimeout=1.5",
+                           "nettimeout=0x10", "nettimeout=99999999999999999999" };
+    for (size_t i = 0; i < sizeof tbad / sizeof tbad[0]; i++)
+        bad(tbad[i], NULL, tbad[i], "nettimeout must be a decimal number of seconds from 1 to 3600",
+            (char *)NULL);
     opts_cleanup(&o);
 }
 

@@ -4,11 +4,17 @@
  * and decodes back; every short prefix asks for more; bad payloads and
  * unknown tags are skipped whole by their length, leaving the stream in
  * step; over a socketpair, huge lengths are drained, a truncated command is
- * "closed" with how far it got, EOF and an orderly close are told apart.
+ * "closed" with how far it got, EOF and an orderly close are told apart;
+ * hc_net_send_until keeps one deadline for a whole buffer, whatever the
+ * reader does.
  */
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hc_net.h"
@@ -271,6 +277,70 @@ static void test_recv_huge_length_then_close(void)
     close(sv[1]);
 }
 
+/* A reader that takes one byte every 20 ms (a trickle): each byte makes
+ * room, so a timeout per send() call would never fire. Stops when told
+ * (what is queued would take minutes to trickle out). */
+static volatile int trickle_stop;
+
+static void *trickle_reader(void *arg)
+{
+    int fd = *(int *)arg;
+    char b;
+    while (!trickle_stop && recv(fd, &b, 1, 0) == 1) {
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+static void test_send_until(void)
+{
+    int sv[2];
+    CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    int small = 4096;
+    setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+    setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    size_t len = 4u << 20;
+    char *big = calloc(1, len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+    /* nobody reads: ETIMEDOUT at the deadline, with what fitted counted */
+    size_t sent = 0;
+    int64_t t0 = hc_net_now_ns();
+    CU_ASSERT_EQUAL(hc_net_send_until(sv[0], big, len, t0 + 300000000, &sent), ETIMEDOUT);
+    int64_t took = hc_net_now_ns() - t0;
+    CU_ASSERT(took >= 300000000 && took < 2000000000);
+    CU_ASSERT(sent > 0 && sent < len);
+    /* a trickling reader: still one deadline for the whole buffer */
+    pthread_t th;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, trickle_reader, &sv[1]), 0);
+    size_t sent2 = 0;
+    t0 = hc_net_now_ns();
+    CU_ASSERT_EQUAL(hc_net_send_until(sv[0], big, len, t0 + 500000000, &sent2), ETIMEDOUT);
+    took = hc_net_now_ns() - t0;
+    CU_ASSERT(took >= 500000000 && took < 2500000000);
+    CU_ASSERT(sent2 < len);
+    /* a deadline already past still sends what fits, then times out */
+    CU_ASSERT_EQUAL(hc_net_send_until(sv[0], big, len, t0, &sent2), ETIMEDOUT);
+    /* the peer gone: the failure's errno, no SIGPIPE */
+    trickle_stop = 1;
+    shutdown(sv[1], SHUT_RDWR);
+    pthread_join(th, NULL);
+    close(sv[1]);
+    int e = hc_net_send_until(sv[0], big, len, hc_net_now_ns() + 1000000000, &sent2);
+    CU_ASSERT(e == EPIPE || e == ECONNRESET);
+    close(sv[0]);
+    /* a reader that keeps up: everything sent, 0 */
+    CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    CU_ASSERT_EQUAL(hc_net_send_until(sv[0], "abc", 3, hc_net_now_ns() + 1000000000, &sent), 0);
+    CU_ASSERT_EQUAL(sent, 3);
+    char got[3];
+    CU_ASSERT_EQUAL(recv(sv[1], got, 3, MSG_WAITALL), 3);
+    CU_ASSERT_EQUAL(memcmp(got, "abc", 3), 0);
+    close(sv[0]);
+    close(sv[1]);
+    free(big);
+}
+
 static void test_names(void)
 {
     hc_cmd c = mk(HC_CONTROL);
@@ -294,6 +364,7 @@ static int add_suites(void)
         !CU_add_test(s, "recv: the payload bound", test_recv_payload_bound) ||
         !CU_add_test(s, "recv over a socketpair", test_recv_over_a_socketpair) ||
         !CU_add_test(s, "recv: huge length, then close", test_recv_huge_length_then_close) ||
+        !CU_add_test(s, "send_until: one deadline per buffer", test_send_until) ||
         !CU_add_test(s, "names", test_names))
         return -1;
     return 0;

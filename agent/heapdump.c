@@ -1147,6 +1147,13 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     uint32_t nb = cl->layout ? cl->layout->inst_bytes : 0;
     uint8_t *zero = calloc(nb ? nb : 1, 1);
     uint64_t mt, one;
+    /* threads of the dump's list that the walk did not meet (they ended
+     * meanwhile): their objects are in the dump all the same (the list's
+     * local references kept them), and their TRACE names them */
+    uint64_t tt, tv;
+    for (size_t it = 0; hu_map_next(&st.threads, &it, &tt, &tv);)
+        if (!(tv & HD_THR_WRITTEN))
+            hd_thread_root(&st, (jlong)tt);
     if (e == JVMTI_ERROR_NONE)
         hdr_alias(&st, env);
     for (size_t it = 0; zero && hu_map_next(&st.mirror_set, &it, &mt, &one);)

@@ -2,7 +2,8 @@
  * listener.c: the net= connection and command listener (see listener.h).
  *
  * Owns g_hp.net_fd, the listener thread and its handshake (listener_lock,
- * listener_running, listener_stop_req). Every command runs inside the
+ * listener_running, listener_stop_req), and the output's sink with its
+ * send bound (lsn_sink; see listener.h). Every command runs inside the
  * callback gate (hp_enter), so none starts after VM death, and under
  * dump_lock, so a command and a dump never interleave their output.
  */
@@ -43,7 +44,8 @@ _Static_assert(HC_SITES_FORCE_GC == HPROF_SITES_FORCE_GC, "sites flag");
  * by the sink's writes, which the writer serialises (its I/O thread);
  * the others are read by other threads. */
 static struct {
-    uint64_t sent;     /* bytes the front end has taken */
+    uint64_t sent;     /* bytes the connection took (the front end may not
+                        * have read them all) */
     int64_t bound_end; /* lsn_bound_begin's deadline (ns), 0: none (atomic) */
     int failed;        /* errno of the sink's failure, reported (atomic) */
     int dropped;       /* the failure was the send bound: the front end was

@@ -19,6 +19,8 @@
 #   dumpcmd   hprof-ctl asking for a heap dump (DUMP HEAP) as soon as the
 #             agent connects, while the program allocates at full speed
 #             with the sampler at 1 ms; then sites
+#   gcflood   300 FORCE GC commands, 2 ms apart, while reading everything
+#             (heap=sites; the sampler at 1 ms)
 # The agent runs with nettimeout=3 (its test option: a 3 s send bound).
 # After each run: the JVM exited by itself within FREEZE_S (else it is
 # "frozen": every thread's stack, by jstack or else gdb, goes into the log,
@@ -61,7 +63,7 @@ long) RUNS=20 ;;
     ;;
 esac
 JDKS=${STRESS_JDKS:-"/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64"}
-CASES=${STRESS_CASES:-"control garbage stopread trickle reset vanish dumpcmd"}
+CASES=${STRESS_CASES:-"control garbage stopread trickle reset vanish dumpcmd gcflood"}
 FREEZE_S=${STRESS_FREEZE_S:-60} # a JVM not gone by then is frozen
 BOUND_S=3          # nettimeout=
 STALL_MARGIN_S=6   # stopread/trickle: the exit (from the program's end) takes at most
@@ -157,6 +159,27 @@ try:
         conn.setblocking(True)
         while read_some():
             pass
+    elif mode == "gcflood":
+        # 300 FORCE GC commands, 2 ms apart, while a thread reads everything:
+        # each GC's ObjectFree events are flushed by the JVM's Service Thread
+        # and, at once, by the agent (SetEventNotificationMode), while the
+        # sampler asks for safepoints every 1 ms
+        import threading
+        def reader():
+            try:
+                while read_some():
+                    pass
+            except OSError:
+                pass
+        t = threading.Thread(target=reader)
+        t.start()
+        for k in range(300):
+            try:
+                conn.sendall(struct.pack(">BII", 1, k, 0))
+            except OSError:
+                break
+            time.sleep(0.002)
+        t.join()
     else:  # normal
         while read_some():
             pass
@@ -201,6 +224,7 @@ DROP='net=localhost:[0-9]+: the front end is not reading: [0-9]+ bytes waited [0
 allowed() {
     case $1 in
     control | dumpcmd) echo '^$' ;;
+    gcflood) echo "^HPROF ERROR: net command [0-9]+ \(FORCE GC\): the VM is exiting$" ;; # one too late
     garbage) echo "^HPROF ERROR: (net command [0-9]+ skipped: .+|net command [0-9]+ \([A-Z ]+\): .+)$" ;;
     stopread | trickle) echo "^HPROF ERROR: $DROP$" ;;
     reset | vanish) echo "^HPROF ERROR: ($NETLOST|$WRITEFAIL)$" ;;
@@ -213,7 +237,7 @@ one_run() {
     local opts="heap=all,format=b,cpu=samples,interval=1,nettimeout=$BOUND_S"
     # garbage: no heap dumps, as a random DUMP HEAP would put a second dump
     # into the one stream (which hprof-ctl splits, the fake peer does not)
-    [ "$cs" = garbage ] && opts="heap=sites,format=b,cpu=samples,interval=1,nettimeout=$BOUND_S"
+    case $cs in garbage | gcflood) opts="heap=sites,format=b,cpu=samples,interval=1,nettimeout=$BOUND_S" ;; esac
     local ppid rc=0
     rm -f "$name".*
     if [ "$cs" = control ] || [ "$cs" = dumpcmd ]; then
@@ -312,7 +336,7 @@ one_run() {
     reset | vanish)
         echo "$errs" | grep -qE "^HPROF ERROR: ($NETLOST|$WRITEFAIL)$" || why="$why; no HPROF ERROR about the lost front end"
         ;;
-    control | dumpcmd | garbage)
+    control | dumpcmd | garbage | gcflood)
         if ! "$HPROF" verify "$name.hprof" >"$name.verify" 2>&1; then
             why="$why; $name.hprof does not verify: $(grep -v '^$' "$name.verify" | tail -2 | tr '\n' ' ')"
         fi
@@ -321,7 +345,7 @@ one_run() {
             [ -e "$k" ] || continue
             "$HPROF" verify "$k" >"$k.verify" 2>&1 || why="$why; $k does not verify"
         done
-        [ "$cs" != garbage ] && ! grep -q 'ALLOC SITES' "$name.peer" && why="$why; hprof-ctl showed no ALLOC SITES"
+        case $cs in control | dumpcmd) grep -q 'ALLOC SITES' "$name.peer" || why="$why; hprof-ctl showed no ALLOC SITES" ;; esac
         [ "$cs" = dumpcmd ] && [ ! -e "$name.hprof.2" ] && why="$why; no second heap dump file (the exit dump after DUMP HEAP)"
         ;;
     esac

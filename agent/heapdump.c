@@ -836,17 +836,30 @@ out:
     return rc;
 }
 
-/* Every CLASS DUMP of the dump as bare sub-records (the bodies of the
- * segments a memory writer cut them into), malloc'ed; NULL if out of memory
- * (or a u4 would not hold them). */
-static uint8_t *hd_class_bytes(hd_state *st, uint32_t *len)
+/* A writer into memory (*ms) with the dump's id size, for bytes that are
+ * copied into the output later; NULL (and *ms NULL) when out of memory. */
+static hw_writer *hd_mem_writer(const hd_state *st, hw_sink **ms)
 {
     hw_options o;
     hw_options_init(&o);
     o.id_size = st->idsz;
     o.clock = HW_CLOCK_FIXED;
-    hw_sink *ms = hw_sink_memory(0);
-    hw_writer *w = ms ? hw_writer_open(ms, &o, NULL) : NULL;
+    *ms = hw_sink_memory(0);
+    hw_writer *w = *ms ? hw_writer_open(*ms, &o, NULL) : NULL;
+    if (!w) {
+        hw_sink_free(*ms);
+        *ms = NULL;
+    }
+    return w;
+}
+
+/* Every CLASS DUMP of the dump as bare sub-records (the bodies of the
+ * segments a memory writer cut them into), malloc'ed; NULL if out of memory
+ * (or a u4 would not hold them). */
+static uint8_t *hd_class_bytes(hd_state *st, uint32_t *len)
+{
+    hw_sink *ms;
+    hw_writer *w = hd_mem_writer(st, &ms);
     uint8_t *out = NULL;
     if (!w)
         goto done;
@@ -914,14 +927,9 @@ static void hd_fill_reserve(hd_state *st, uint64_t at, uint64_t len)
         st->reserve_short = 1; /* hd_dump writes them after the dump's end */
         return;
     }
-    hw_options o;
-    hw_options_init(&o);
-    o.id_size = st->idsz;
-    o.clock = HW_CLOCK_FIXED;
-    hw_sink *ms = hw_sink_memory(0);
-    hw_writer *w = ms ? hw_writer_open(ms, &o, NULL) : NULL;
+    hw_sink *ms;
+    hw_writer *w = hd_mem_writer(st, &ms);
     if (!w) {
-        hw_sink_free(ms);
         st->err = ENOMEM;
         return;
     }

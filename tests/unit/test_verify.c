@@ -1006,6 +1006,15 @@ static void tv_cycle_file(tv_file *f, unsigned n)
 /* A class its own super, A -> B -> A, A -> B -> C -> A: one super-cycle
  * error each, at the offset of the cycle's first CLASS DUMP, naming the
  * classes; the class that only leads into a cycle is not a second one. */
+/* Closes w (a memory writer on `sink`) and takes its bytes into f. */
+static void tv_close_into(hw_writer *w, hw_sink *sink, tv_file *f)
+{
+    CU_ASSERT_EQUAL_FATAL(hw_writer_close(w, NULL, 0), 0);
+    memset(f, 0, sizeof *f);
+    f->data = tu_sink_copy(sink, &f->len);
+    hw_sink_free(sink);
+}
+
 static void test_super_cycle(void)
 {
     static const struct {
@@ -1039,11 +1048,8 @@ static void test_super_cycle(void)
     hw_instance_dump(w, 0x100, 1, 0xa, four, 4);
     hw_instance_dump(w, 0x101, 1, 0xc, four, 4);
     hw_heap_end(w);
-    CU_ASSERT_EQUAL_FATAL(hw_writer_close(w, NULL, 0), 0);
     tv_file f;
-    memset(&f, 0, sizeof f);
-    f.data = tu_sink_copy(sink, &f.len);
-    hw_sink_free(sink);
+    tv_close_into(w, sink, &f);
     tv_col col;
     hv_result res;
     CU_ASSERT_EQUAL(tv_verify(f.data, f.len, 0, NULL, &col, &res), 1);
@@ -1075,11 +1081,8 @@ static void test_class_dump_after_unload(void)
         tv_class(w, 0xa, 1, 0, 0, 0, NULL, 0, NULL);
         tv_class(w, 0xb, 1, 0xa, 0, 0, NULL, 0, NULL);
         hw_heap_end(w);
-        CU_ASSERT_EQUAL_FATAL(hw_writer_close(w, NULL, 0), 0);
         tv_file f;
-        memset(&f, 0, sizeof f);
-        f.data = tu_sink_copy(sink, &f.len);
-        hw_sink_free(sink);
+        tv_close_into(w, sink, &f);
         tv_col col;
         hv_result res;
         tv_verify(f.data, f.len, 0, NULL, &col, &res);

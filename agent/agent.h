@@ -91,9 +91,15 @@ typedef struct hp_agent {
     volatile int listener_running, listener_stop_req;
     /* VM death has begun (set under dump_lock): net= commands are refused */
     int dying;
-    /* VM death has begun (set first thing, before any lock): no more forced
-     * GCs (hp_gc) and no more data dumps */
+    /* the JVM is exiting: set when its shutdown hooks start (our own hook,
+     * a Thread that does nothing, shows it in ThreadStart), else first
+     * thing at VM death: no more forced GCs (hp_gc), no more data dumps */
     volatile int exiting;
+    jobject exit_hook; /* global ref to that hook Thread, or NULL */
+    /* the collector is ZGC or Shenandoah: a GC forced while the JVM exits
+     * (HotSpot stops their control threads) never returns, and JVMTI
+     * cannot tell when that begins: the agent forces none (hp_gc) */
+    int gc_no_force;
     hp_out *out;
     /* tables (structure under data_lock; see each module's header) */
     vec strs;           /* names.c: hp_str */

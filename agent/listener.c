@@ -239,7 +239,10 @@ static void lsn_exec(jvmtiEnv *j, JNIEnv *env, const hc_cmd *c)
 {
     switch (c->tag) {
     case HC_FORCE_GC:
-        hp_gc(j);
+        if (g_hp.gc_no_force)
+            lsn_refuse(c, "no GC is forced with ZGC or Shenandoah: it can hang the JVM's exit");
+        else
+            hp_gc(j);
         break;
     case HC_DUMP_HEAP:
         if (!g_hp.o.heap_dump) {

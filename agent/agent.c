@@ -223,26 +223,28 @@ static void hp_exit_hook(JNIEnv *env)
 {
     if (!env || (*env)->PushLocalFrame(env, 16) != 0)
         return;
+    /* -Xcheck:jni: every call that may throw is checked before the next */
     jclass tc = (*env)->FindClass(env, "java/lang/Thread");
     jclass rc = tc ? (*env)->FindClass(env, "java/lang/Runtime") : NULL;
-    jmethodID init = tc ? (*env)->GetMethodID(env, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
-    jmethodID get = rc ? (*env)->GetStaticMethodID(env, rc, "getRuntime", "()Ljava/lang/Runtime;") : NULL;
-    jmethodID add = rc ? (*env)->GetMethodID(env, rc, "addShutdownHook", "(Ljava/lang/Thread;)V") : NULL;
+    jmethodID init = rc ? (*env)->GetMethodID(env, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
+    jmethodID get = init ? (*env)->GetStaticMethodID(env, rc, "getRuntime", "()Ljava/lang/Runtime;") : NULL;
+    jmethodID add = get ? (*env)->GetMethodID(env, rc, "addShutdownHook", "(Ljava/lang/Thread;)V") : NULL;
     jstring name = add ? (*env)->NewStringUTF(env, "HPROF exit hook") : NULL;
-    jobject t = name && init ? (*env)->NewObject(env, tc, init, name) : NULL;
-    jobject rt = t && get ? (*env)->CallStaticObjectMethod(env, rc, get) : NULL;
-    jobject gt = rt ? (*env)->NewGlobalRef(env, t) : NULL;
-    if (gt) {
+    jobject t = name ? (*env)->NewObject(env, tc, init, name) : NULL;
+    jobject rt = NULL;
+    if (t && !(*env)->ExceptionCheck(env))
+        rt = (*env)->CallStaticObjectMethod(env, rc, get);
+    jobject gt = NULL;
+    if (rt && !(*env)->ExceptionCheck(env) && (gt = (*env)->NewGlobalRef(env, t)) != NULL) {
         g_hp.exit_hook = gt; /* before the hook can start */
         (*env)->CallVoidMethod(env, rt, add, t);
-    }
-    if ((*env)->ExceptionCheck(env)) { /* shutting down already, or out of memory */
-        (*env)->ExceptionClear(env);
-        if (gt) {
+        if ((*env)->ExceptionCheck(env)) { /* shutting down already */
             g_hp.exit_hook = NULL;
             (*env)->DeleteGlobalRef(env, gt);
         }
     }
+    if ((*env)->ExceptionCheck(env)) /* not found, out of memory, shutting down */
+        (*env)->ExceptionClear(env);
     if (!g_hp.exit_hook && (g_hp.o.heap_sites || g_hp.o.heap_dump))
         hp_info("HPROF: no shutdown hook: a dump at the very end may wait for a stopped collector\n");
     (*env)->PopLocalFrame(env, NULL);

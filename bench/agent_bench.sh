@@ -239,7 +239,7 @@ END {
             printf "    event posting (X=1 - none)                    %6.3f / %6.3f\n", us(l, t, "X1", "cpu", "none"), us(l, t, "X1", "el", "none")
             printf "    agent own work: GetTag, tables (X=6 - X=1)     %6.3f / %6.3f\n", us(l, t, "X6", "cpu", "X1"), us(l, t, "X6", "el", "X1")
             printf "    GetStackTrace (exact - X=4)                   %6.3f / %6.3f\n", us(l, t, "exact", "cpu", "X4"), us(l, t, "exact", "el", "X4")
-            printf "    SetTag + ObjectFree (exact - X=2)             %6.3f / %6.3f\n", us(l, t, "exact", "cpu", "X2"), us(l, t, "exact", "el", "X2")
+            printf "    SetTag (exact - X=2)                          %6.3f / %6.3f\n", us(l, t, "exact", "cpu", "X2"), us(l, t, "exact", "el", "X2")
             printf "    sum of the four parts / exact - none (cpu)    %6.3f / %6.3f\n",
                    us(l, t, "X1", "cpu", "none") + us(l, t, "X6", "cpu", "X1") + us(l, t, "exact", "cpu", "X4") + us(l, t, "exact", "cpu", "X2"),
                    us(l, t, "exact", "cpu", "none")

@@ -160,10 +160,9 @@ try:
         while read_some():
             pass
     elif mode == "gcflood":
-        # 300 FORCE GC commands, 2 ms apart, while a thread reads everything:
-        # each GC's ObjectFree events are flushed by the JVM's Service Thread
-        # and, at once, by the agent (SetEventNotificationMode), while the
-        # sampler asks for safepoints every 1 ms
+        # 300 FORCE GC commands, 2 ms apart, while a thread reads everything
+        # and the sampler asks for safepoints every 1 ms (this froze JVMs
+        # while the agent flushed ObjectFree events; docs/deadlocks.md)
         import threading
         def reader():
             try:

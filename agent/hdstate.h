@@ -15,6 +15,7 @@
 #include "classes.h"
 #include "hdlate.h"
 #include "hdlayout.h"
+#include "hdmirror.h"
 #include "hprof/hprof_format.h"
 #include "hprof/hw_writer.h"
 #include "hu_map.h"
@@ -95,6 +96,10 @@ typedef struct hd_state {
     uint32_t stcap;
     hprof_id loader, signers, pd;
     hu_map mirror_set;    /* Class objects of no registered class (tags) */
+    hdm_state mirrors;    /* what mirrors hold in their own fields (hdmirror.h) */
+    jlong self_tag;       /* the dumping thread's object: its JNI locals are ours */
+    int jvmti_roots;      /* roots=jvmti: every root kind as JVMTI reports it */
+    uint32_t object_class; /* index of java.lang.Object: every interface's super */
     void *cdbuf;          /* CLASS DUMP field arrays */
     size_t cdcap;
 } hd_state;
@@ -130,6 +135,15 @@ static inline uint32_t hd_trace_serial(const hd_state *st, jlong tag)
     if (s == 0 || s >= site_count() || s >= st->site_limit)
         return HP_TRACE_SERIAL0;
     return site_at(s)->trace->serial;
+}
+
+/* A new tag for an object the dump meets untagged. */
+static inline jlong hd_new_tag(hd_state *st)
+{
+    uint64_t seq = ++g_hp.dump_seq;
+    if (st->idsz == 4 && seq >= (1u << 31) && !st->err)
+        st->err = EFBIG;
+    return (jlong)(HP_TAG_DUMP | (seq & (HP_TAG_DUMP - 1)));
 }
 
 /* Big-endian `size`-byte value v at p. */

@@ -33,6 +33,7 @@
 #include "classes.h"
 #include "hprof/hprof_format.h"
 #include "hprof/hw_writer.h"
+#include "hdmirror.h"
 #include "hdresolve.h"
 #include "jx.h"
 #include "names.h"
@@ -60,14 +61,6 @@ static inline hp_class *hd_class_of_tag(const hd_state *st, jlong class_tag)
         return NULL;
     uint32_t i = (uint32_t)((uint64_t)class_tag & 0xFFFFFFFFu);
     return i && i < st->ncls && st->incl[i] ? cls_at(i) : NULL;
-}
-
-static jlong hd_new_tag(hd_state *st)
-{
-    uint64_t seq = ++g_hp.dump_seq;
-    if (st->idsz == 4 && seq >= (1u << 31) && !st->err)
-        st->err = EFBIG;
-    return (jlong)(HP_TAG_DUMP | (seq & (HP_TAG_DUMP - 1)));
 }
 
 /* The bits of primitive value v of HPROF type `type`. */
@@ -107,7 +100,13 @@ void hd_class_dump(hd_state *st, hw_writer *w, hp_class *c, const hd_cstat *cs)
         hw_class_dump(w, &bare);
         return;
     }
-    size_t need = (size_t)L->nstatic * sizeof(hw_static_field) + (size_t)L->ninst * sizeof(hw_field);
+    const hdm_extra *ex = hdm_extra_of(&st->mirrors, c->index);
+    uint32_t nstatic = (uint32_t)L->nstatic + (ex ? ex->n : 0);
+    if (nstatic > UINT16_MAX) { /* a CLASS DUMP's u2: its own statics first */
+        ex = NULL;
+        nstatic = L->nstatic;
+    }
+    size_t need = (size_t)nstatic * sizeof(hw_static_field) + (size_t)L->ninst * sizeof(hw_field);
     if (need > st->cdcap) {
         void *nb = realloc(st->cdbuf, need);
         if (!nb) {
@@ -118,7 +117,7 @@ void hd_class_dump(hd_state *st, hw_writer *w, hp_class *c, const hd_cstat *cs)
         st->cdcap = need;
     }
     hw_static_field *sf = st->cdbuf;
-    hw_field *ff = (hw_field *)(sf + L->nstatic);
+    hw_field *ff = (hw_field *)(sf + nstatic);
     for (uint16_t f = 0; f < L->nown; f++) {
         uint16_t s = L->own_slot[f];
         if (L->own_static[f]) {
@@ -130,15 +129,26 @@ void hd_class_dump(hd_state *st, hw_writer *w, hp_class *c, const hd_cstat *cs)
             ff[s].type = L->own_type[f];
         }
     }
+    /* the objects its mirror holds, after its own statics (hdmirror.h) */
+    for (uint16_t e = 0; ex && e < ex->n; e++) {
+        sf[L->nstatic + e].name_id = ex->f[e].name_id;
+        sf[L->nstatic + e].value.type = HPROF_TYPE_OBJECT;
+        sf[L->nstatic + e].value.u = ex->f[e].id;
+    }
+    /* an interface's super is java.lang.Object, as in HotSpot's dumps (its
+     * Klass has that super; JNI's GetSuperclass says none) */
+    uint32_t sup = L->super;
+    if (!sup && c->index != st->object_class && !c->array_type)
+        sup = st->object_class;
     hw_class cd = {
         .class_id = hd_class_id(st, c),
         .trace_serial = HP_TRACE_SERIAL0,
-        .super_id = L->super ? hd_class_id(st, cls_at(L->super)) : 0,
+        .super_id = sup ? hd_class_id(st, cls_at(sup)) : 0,
         .loader_id = cs ? cs->loader : 0,
         .signers_id = cs ? cs->signers : 0,
         .protection_domain_id = cs ? cs->pd : 0,
         .instance_size = L->inst_bytes,
-        .nstatics = L->nstatic,
+        .nstatics = nstatic,
         .statics = sf,
         .nfields = L->ninst,
         .fields = ff,
@@ -320,27 +330,11 @@ static uint32_t hd_thread_root(hd_state *st, jlong ttag)
     return ser;
 }
 
-/* A root. `is_class`: the object is a class (a mirror). */
-static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
-                    jlong tag, hprof_id id, int is_class)
+/* A root as the original agent wrote it (roots=jvmti): every JVMTI kind,
+ * ROOT UNKNOWN for what has none. */
+static void hd_root_jvmti(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
+                          jlong tag, hprof_id id, int is_class, uint32_t tser)
 {
-    uint32_t tser = 0;
-    /* HotSpot reports every root before it visits any object; were one to
-     * come inside an object, the object is ended there and the rest of it
-     * is refused (EPROTO), never written twice or around the root */
-    if (st->rw == st->tw && st->kind != HD_NONE) {
-        st->cut = st->cur; /* should it come back, it is refused */
-        hd_finish(st);
-    }
-    if (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL || kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL) {
-        jlong ttag = kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL ? info->stack_local.thread_tag
-                                                              : info->jni_local.thread_tag;
-        tser = hd_thread_root(st, ttag);
-        if (!tser) { /* a stack of no known thread: no serial to name */
-            hw_root(st->rw, HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
-            return;
-        }
-    }
     switch (kind) {
     case JVMTI_HEAP_REFERENCE_JNI_GLOBAL:
         hw_root(st->rw, HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0, ++st->jni_globals);
@@ -365,6 +359,77 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
         break;
     default:
         hw_root(st->rw, HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
+        break;
+    }
+}
+
+/* A root. `is_class`: the object is a class (a mirror).
+ *
+ * By default only the kinds HotSpot's own dumper writes (JNI GLOBAL, JNI
+ * LOCAL, JAVA FRAME, STICKY CLASS, THREAD OBJECT: readers such as
+ * google/hprof-parser stop at any other). What JVMTI reports besides
+ * (SYSTEM_CLASS reports of objects that are not classes: objects the VM's
+ * class loader data and its own handles hold, preallocated errors...;
+ * MONITOR; OTHER) is held by the VM through OopStorage handles, which is
+ * what a JNI global reference is in HotSpot: written as JNI GLOBAL, so every
+ * object stays reachable. Not written: the JNI locals of the dumping thread
+ * (the agent's own references, which HotSpot's dumper, run by the VM
+ * thread, has not) and the agent's references to what mirrors hold
+ * (hdmirror.h), reachable from their classes instead. */
+static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
+                    jlong tag, hprof_id id, int is_class)
+{
+    uint32_t tser = 0;
+    if (!st->jvmti_roots) {
+        if (kind == JVMTI_HEAP_REFERENCE_JNI_GLOBAL && hdm_own_root(&st->mirrors, tag))
+            return;
+        if (kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL && st->self_tag &&
+            info->jni_local.thread_tag == st->self_tag)
+            return;
+    }
+    /* HotSpot reports every root before it visits any object; were one to
+     * come inside an object, the object is ended there and the rest of it
+     * is refused (EPROTO), never written twice or around the root */
+    if (st->rw == st->tw && st->kind != HD_NONE) {
+        st->cut = st->cur; /* should it come back, it is refused */
+        hd_finish(st);
+    }
+    if (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL || kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL) {
+        jlong ttag = kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL ? info->stack_local.thread_tag
+                                                              : info->jni_local.thread_tag;
+        tser = hd_thread_root(st, ttag);
+        if (!tser) { /* a stack of no known thread: no serial to name */
+            hw_root(st->rw, st->jvmti_roots ? HPROF_GC_ROOT_UNKNOWN : HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0,
+                    st->jvmti_roots ? 0 : ++st->jni_globals);
+            return;
+        }
+    }
+    if (st->jvmti_roots) {
+        hd_root_jvmti(st, kind, info, tag, id, is_class, tser);
+        return;
+    }
+    switch (kind) {
+    case JVMTI_HEAP_REFERENCE_SYSTEM_CLASS:
+        /* an object that is no class: one the VM holds (see above) */
+        hw_root(st->rw, is_class ? HPROF_GC_ROOT_STICKY_CLASS : HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0,
+                is_class ? 0 : ++st->jni_globals);
+        break;
+    case JVMTI_HEAP_REFERENCE_JNI_GLOBAL:
+    case JVMTI_HEAP_REFERENCE_MONITOR:
+    case JVMTI_HEAP_REFERENCE_OTHER:
+        hw_root(st->rw, HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0, ++st->jni_globals);
+        break;
+    case JVMTI_HEAP_REFERENCE_STACK_LOCAL:
+        hw_root(st->rw, HPROF_GC_ROOT_JAVA_FRAME, id, tser, (uint32_t)info->stack_local.depth, 0);
+        break;
+    case JVMTI_HEAP_REFERENCE_JNI_LOCAL:
+        hw_root(st->rw, HPROF_GC_ROOT_JNI_LOCAL, id, tser, (uint32_t)info->jni_local.depth, 0);
+        break;
+    case JVMTI_HEAP_REFERENCE_THREAD:
+        hd_thread_root(st, tag);
+        break;
+    default: /* no other root kind exists in JVMTI */
+        hw_root(st->rw, HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0, ++st->jni_globals);
         break;
     }
 }
@@ -615,6 +680,9 @@ static hd_thread *hd_threads(jvmtiEnv *j, JNIEnv *env, hd_state *st, uint32_t *n
         return NULL;
     hd_thread *out = calloc(n ? (size_t)n : 1, sizeof *out);
     jvmtiFrameInfo *fr = malloc(sizeof *fr * HD_MAX_FRAMES);
+    jthread self = NULL;
+    if ((*j)->GetCurrentThread(j, &self) != JVMTI_ERROR_NONE)
+        self = NULL;
     for (jint i = 0; out && fr && i < n; i++) {
         int framed = (*env)->PushLocalFrame(env, 16) == 0;
         hp_thread *th = thr_get(j, env, ts[i]);
@@ -622,6 +690,8 @@ static hd_thread *hd_threads(jvmtiEnv *j, JNIEnv *env, hd_state *st, uint32_t *n
         (*j)->GetTag(j, ts[i], &tag);
         if (tag == 0 && (*j)->SetTag(j, ts[i], tag = hd_new_tag(st)) != JVMTI_ERROR_NONE)
             tag = 0;
+        if (self && (*env)->IsSameObject(env, self, ts[i]))
+            st->self_tag = tag;
         jint nf = 0;
         if ((*j)->GetStackTrace(j, ts[i], 0, HD_MAX_FRAMES, fr, &nf) != JVMTI_ERROR_NONE)
             nf = 0;
@@ -636,6 +706,11 @@ static hd_thread *hd_threads(jvmtiEnv *j, JNIEnv *env, hd_state *st, uint32_t *n
         if (framed)
             (*env)->PopLocalFrame(env, NULL);
     }
+    /* no reference of ours keeps a thread that ends meanwhile in the dump
+     * (its JNI locals are no roots: hd_root); HotSpot lists live threads */
+    for (jint i = 0; i < n; i++)
+        (*env)->DeleteLocalRef(env, ts[i]);
+    (*env)->DeleteLocalRef(env, self);
     free(fr);
     jx_free(j, ts);
     return out;
@@ -721,6 +796,8 @@ static void hd_prelude(hd_state *st, const hd_thread *thr, uint32_t nthr, int tr
         for (uint16_t f = 0; c->layout && f < c->layout->nown; f++)
             hd_utf8_once(st->mw, seen, c->layout->own_name[f]);
     }
+    for (uint32_t i = 0; i < st->mirrors.nnames; i++) /* the mirrors' fields as statics */
+        hd_utf8_once(st->mw, seen, st->mirrors.names[i]);
     for (uint32_t i = 0; traces && i < nthr; i++)
         hd_trace_once(st->mw, seen, frames, thr[i].trace);
     uint32_t ns = traces ? site_count() : 0;
@@ -978,6 +1055,8 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     hu_map_init(&st.frames);
     hu_map_init(&st.alias);
     hu_map_init(&st.aliased);
+    hdm_init(&st.mirrors);
+    st.jvmti_roots = g_hp.o.roots_jvmti;
     hl_init(&st.late);
     uint32_t *loaded = NULL;
     int rc = -1, tfd = -1, afd = -1, walked = 0;
@@ -1012,16 +1091,25 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
             jx_free(j, sig);
         }
     }
-    jx_free(j, ks);
     hd_layout_freeze(1); /* the dump's CLASS DUMPs follow these layouts */
     jclass cc = (*env)->FindClass(env, "java/lang/Class");
     hp_class *ccls = cc ? cls_get(j, cc) : NULL;
+    jclass oc = (*env)->FindClass(env, "java/lang/Object");
+    hp_class *ocls = oc ? cls_get(j, oc) : NULL;
+    if (ccls && ocls) {
+        st.class_class = ccls->index;
+        st.object_class = ocls->index;
+        /* before the dump's threads: the locals it makes are gone then */
+        if (hdm_collect(&st, env, ks, nk))
+            hp_error("heap dump: out of memory reading the fields of class objects; objects "
+                     "held only by them may be missing");
+    }
+    jx_free(j, ks);
     (*env)->PopLocalFrame(env, NULL);
-    if (!ccls) {
-        hp_error("heap dump: java.lang.Class not found");
+    if (!ccls || !ocls) {
+        hp_error("heap dump: java.lang.Class or java.lang.Object not found");
         goto done;
     }
-    st.class_class = ccls->index;
     thr = hd_threads(j, env, &st, &nthr);
     st.ncls = cls_count();
     st.cstat = calloc(st.ncls, sizeof *st.cstat);
@@ -1062,6 +1150,8 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
             for (uint16_t f = 0; c->layout && f < c->layout->nown; f++)
                 out_dump_utf8(st.o, c->layout->own_name[f]);
         }
+        for (uint32_t i = 0; i < st.mirrors.nnames; i++)
+            out_dump_utf8(st.o, st.mirrors.names[i]);
         for (uint32_t i = 0; i < nthr; i++)
             out_dump_trace(st.o, thr[i].trace);
         uint32_t ns = site_count();
@@ -1155,18 +1245,22 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     uint32_t nb = cl->layout ? cl->layout->inst_bytes : 0;
     uint8_t *zero = calloc(nb ? nb : 1, 1);
     uint64_t mt, one;
-    /* threads of the dump's list that the walk did not meet (they ended
-     * meanwhile): their objects are in the dump all the same (the list's
-     * local references kept them), and their TRACE names them */
-    uint64_t tt, tv;
-    for (size_t it = 0; hu_map_next(&st.threads, &it, &tt, &tv);)
-        if (!(tv & HD_THR_WRITTEN))
-            hd_thread_root(&st, (jlong)tt);
+    /* threads of the dump's list that the walk did not meet ended
+     * meanwhile: no THREAD OBJECT root (their object may be gone), as in
+     * HotSpot's dumps, which list the threads alive at the dump */
+    hdm_release(&st.mirrors, env);
     if (e == JVMTI_ERROR_NONE)
         hdr_alias(&st, env);
-    for (size_t it = 0; zero && hu_map_next(&st.mirror_set, &it, &mt, &one);)
-        if (!hu_map_get(&st.aliased, mt)) /* a class object of a late class: its CLASS DUMP */
-            hw_instance_dump(st.tw, hd_id(&st, (jlong)mt), HP_TRACE_SERIAL0, cls_object_id(cl), zero, nb);
+    /* Class objects that are no class of the dump: a primitive type's
+     * mirror (with its fields' values, hdmirror.h), a CDS-archived class
+     * not loaded; a late class's mirror gets its CLASS DUMP instead */
+    for (size_t it = 0; zero && hu_map_next(&st.mirror_set, &it, &mt, &one);) {
+        if (hu_map_get(&st.aliased, mt))
+            continue;
+        const uint8_t *pd = hdm_prim_data(&st.mirrors, (jlong)mt);
+        hw_instance_dump(st.tw, hd_id(&st, (jlong)mt), HP_TRACE_SERIAL0, cls_object_id(cl),
+                         pd ? pd : zero, nb);
+    }
     free(zero);
     if (st.tw == st.mw) {
         uint32_t n1 = 0;
@@ -1289,6 +1383,7 @@ done:
     hu_map_cleanup(&st.alias);
     hu_map_cleanup(&st.aliased);
     hl_cleanup(&st.late);
+    hdm_cleanup(&st.mirrors, env);
     free(st.late_list);
     free(loaded);
     return rc;

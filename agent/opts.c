@@ -32,6 +32,7 @@ typedef enum {
     K_NUM,      /* debug numbers, C syntax (decimal, 0x hex, 0 octal) */
     K_SAMPLE,
     K_IDSIZE,
+    K_ROOTS,
     K_NETTIMEOUT,
     K_REMOVED,  /* exitpause, precrash */
 } kind;
@@ -68,6 +69,7 @@ static const optdef defs[] = {
       "a number of bytes from 0 to 2147483647, optionally with a suffix k or m "
       "(0 counts every allocation)" },
     { "idsize", K_IDSIZE, 0, "4 or 8" },
+    { "roots", K_ROOTS, 0, "hotspot or jvmti" },
     /* Not listed in the unknown-option message from here on. */
     YN("gc_okay", gc_okay),
     YN("primfields", primfields),
@@ -85,7 +87,7 @@ static const optdef defs[] = {
     { "precrash", K_REMOVED, 0, "removed; use -XX:OnError='precrash -p %p' instead" },
 };
 #define NDEFS (sizeof defs / sizeof defs[0])
-#define NPUBLIC 17 /* defs[0..NPUBLIC) are the public options */
+#define NPUBLIC 18 /* defs[0..NPUBLIC) are the public options */
 
 /* How much of a value a message quotes, so the full string still shows. */
 #define SHOW_MAX 60
@@ -453,6 +455,14 @@ static int apply(opts *o, const char *name, const char *value, int *file_or_net,
         else
             break;
         return 0;
+    case K_ROOTS:
+        if (strcmp(value, "hotspot") == 0)
+            o->roots_jvmti = 0;
+        else if (strcmp(value, "jvmti") == 0)
+            o->roots_jvmti = 1;
+        else
+            break;
+        return 0;
     case K_NETTIMEOUT:
         if (parse_decimal(value, OPTS_NET_TIMEOUT_MAX, &u) != 0 || u == 0)
             break;
@@ -611,6 +621,8 @@ static const struct {
     { "", "one sample per N allocated bytes (suffix k or", "" },
     { "", "m allowed), cheaper, figures are estimates", "" },
     { "idsize=4|8", "size of object IDs in binary output, in bytes", "8" },
+    { "roots=hotspot|jvmti", "heap dump roots: only HotSpot's kinds, or", "hotspot" },
+    { "", "every kind JVMTI reports (the original's)", "" },
 };
 
 void opts_usage(FILE *out)

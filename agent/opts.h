@@ -100,6 +100,10 @@ typedef struct opts {
                                        exactly (default); N samples every N bytes
                                        on average and the figures are estimates */
     unsigned id_size;               /* idsize=4|8, default 8; binary output only */
+    int roots_jvmti;                /* roots=hotspot|jvmti, default hotspot: heap
+                                       dumps write only the root kinds HotSpot's
+                                       dumper writes; jvmti: every kind JVMTI
+                                       reports, as the original did */
     unsigned net_timeout_s;         /* nettimeout= (test option, see above) */
     int help;                       /* the option string was exactly "help" */
     char *options;                  /* the full option string (after the env

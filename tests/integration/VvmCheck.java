@@ -20,6 +20,8 @@
  *                          NONNULL of them resolving to objects
  *   --summary-instances N  HEAP SUMMARY (VisualVM's summary) live instances
  *   --total-instances N    sum of the instance counts of all classes
+ *   --mirror-name NAME     an instance of java.lang.Class (a primitive type's
+ *                          mirror, which is no class) has the field name = NAME
  *   --check-refs           every non-null reference in an instance field or a
  *                          static field resolves to an object or a class
  *   --heapdemo N:M         the heap of demo-java/HeapDemo.java run with N items
@@ -71,7 +73,7 @@ public class VvmCheck {
         System.err.println("VvmCheck: " + msg);
         System.err.println("usage: VvmCheck FILE [Class=N] [--classes N] [--roots N] [--root-kind KIND=N]"
                 + " [--string TEXT] [--prop K=V] [--thread NAME=FRAMES] [--array Class=LEN:NONNULL]"
-                + " [--summary-instances N] [--total-instances N] [--check-refs]");
+                + " [--summary-instances N] [--total-instances N] [--mirror-name NAME] [--check-refs]");
         System.exit(2);
     }
 
@@ -521,6 +523,23 @@ public class VvmCheck {
                 }
                 check(arr.getLength() == len && nn == nonnull, cname + ": length " + arr.getLength() + ", " + nn
                         + " non-null; expected " + len + ", " + nonnull);
+                break;
+            }
+            case "--mirror-name": {
+                JavaClass cc = heap.getJavaClassByName("java.lang.Class");
+                List<String> seen = new ArrayList<>();
+                boolean found = false;
+                if (cc != null) {
+                    for (Instance m : cc.getInstances()) {
+                        Object n = m.getValueOfField("name");
+                        String got = n instanceof Instance ? stringValue((Instance) n) : null;
+                        if (got != null) {
+                            seen.add(got);
+                        }
+                        found |= v.equals(got);
+                    }
+                }
+                check(found, "a java.lang.Class instance named " + show(v) + " (names of its instances: " + seen + ")");
                 break;
             }
             case "--check-refs": {

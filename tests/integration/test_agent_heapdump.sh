@@ -36,6 +36,16 @@
 #    in binary, a size limit the dump itself hits: an HPROF ERROR, exit 0,
 #    and a file the reader explains as one truncated record.
 #
+#  - the shape HotSpot's readers expect, against HotSpot's dump of the same
+#    moment (MirrorDemo; HeapDemo's too): only the root kinds HotSpot writes
+#    (JNI GLOBAL, JNI LOCAL, JAVA FRAME, STICKY CLASS, THREAD OBJECT), and
+#    with roots=jvmti the original's (ROOT UNKNOWN among them); the same
+#    super class for every class (interfaces: java.lang.Object), by
+#    dump_compare.py over `hprof print`; objects held only by Class objects'
+#    own fields: the 20 ClassValue values (MirrorDemo$Val) and the
+#    reflection caches (as many Field and Method objects as HotSpot's);
+#    int.class an instance of java.lang.Class named "int" (VisualVM);
+#
 # usage: bash test_agent_heapdump.sh HPROF_TOOL PROJECT_DIR WORKDIR AGENT_SO   (run by ctest)
 set -euo pipefail
 
@@ -44,7 +54,7 @@ set -euo pipefail
 
 JAR=${VISUALVM_HEAP_JAR:-/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar}
 [ -f "$JAR" ] || fail "VisualVM's heap library is missing: $JAR (apt-get install visualvm)"
-compile HeapDemo
+compile HeapDemo MirrorDemo
 mkdir -p vvm
 "$FIRST_JDK/bin/javac" -cp "$JAR" -d vvm "$SRC/tests/integration/VvmCheck.java" || fail "javac VvmCheck"
 N=2000 M=70
@@ -54,7 +64,7 @@ vvm() {
     "$FIRST_JDK/bin/java" -cp "$JAR:vvm" VvmCheck "$@"
 }
 
-# run_demo NAME AGENT_OPTS: starts HeapDemo under the agent (AGENT_OPTS may
+# run_demo NAME AGENT_OPTS: starts HeapDemo (or $DEMO) under the agent (AGENT_OPTS may
 # be empty: no options at all), waits for "ready", then: jcmd GC.heap_dump
 # NAME.hotspot.hprof (unless NOHS=1) and our dump (jcmd JVMTI.data_dump, or
 # kill -QUIT with SIGNAL=QUIT), then closes its stdin; checks exit 0, no
@@ -63,7 +73,8 @@ run_demo() {
     local name=$1 opts=$2
     rm -f "$name".* fifo.$name
     mkfifo fifo.$name
-    timeout 120 "$JAVA" -Xcheck:jni -Xmx512m "-agentpath:$AGENT${opts:+=$opts}" -cp classes HeapDemo $N $M 90 \
+    # shellcheck disable=SC2086 # DEMO: the class and its arguments
+    timeout 120 "$JAVA" -Xcheck:jni -Xmx512m "-agentpath:$AGENT${opts:+=$opts}" -cp classes ${DEMO:-HeapDemo $N $M 90} \
         <fifo.$name >"$name.out" 2>"$name.err" &
     local pid=$!
     exec 7>fifo.$name # holds the demo's stdin open
@@ -132,6 +143,54 @@ for JDK in $FOUND_JDKS; do
     vvm d$V.hprof --heapdemo $N:$M --check-refs --thread parked-holder=$hsframes >d$V.vvm 2>&1 ||
         fail "VisualVM on our dump: $(grep -E 'FAIL|Exception' d$V.vvm | head -5)"
     grep -c '^  ok' d$V.vvm | sed 's/^/   ok: /; s/$/ VisualVM checks on our dump, the same on HotSpot'"'"'s/'
+
+    step "HotSpot's shape: root kinds, supers, objects held by Class objects, int.class"
+    # hotspot_roots FILE: FILE's root kinds, HotSpot's only
+    hotspot_roots() {
+        local k
+        k=$("$HPROF" info "$1" | awk '$1 == "ROOT" { NF -= 2; print }' | sort -u | tr '\n' ',')
+        [ -n "$k" ] || fail "$1: no roots at all"
+        echo "$k" | tr ',' '\n' | grep -v '^$' |
+            grep -vxE 'ROOT (JNI GLOBAL|JNI LOCAL|JAVA FRAME|STICKY CLASS|THREAD OBJECT)' |
+            sed 's/^/   other root kind: /' | grep . && fail "$1: root kinds HotSpot does not write: $k"
+        echo "$k"
+    }
+    DEMO="MirrorDemo 20 90" run_demo m$V "heap=dump,format=b,doe=n,file=$WORK/m$V.hprof"
+    "$HPROF" verify m$V.hprof >m$V.verify || fail "hprof verify: $(tail -5 m$V.verify)"
+    grep -q ': 0 error(s), 0 warning(s)$' m$V.verify || fail "hprof verify: $(tail -3 m$V.verify)"
+    for f in m$V.hotspot.hprof m$V.hprof d$V.hprof; do
+        hotspot_roots $f >$f.kinds
+        echo "   $f: $(cat $f.kinds)"
+    done
+    "$HPROF" print m$V.hprof >m$V.txt || fail "hprof print m$V.hprof"
+    "$HPROF" print m$V.hotspot.hprof >m$V.hs.txt || fail "hprof print m$V.hotspot.hprof"
+    python3 "$SRC/tests/integration/dump_compare.py" m$V.txt m$V.hs.txt --count 'MirrorDemo$Val=20' >m$V.cmp ||
+        fail "MirrorDemo, ours vs HotSpot's: $(grep FAIL m$V.cmp | head -5)"
+    sed 's/^/   /' m$V.cmp
+    "$HPROF" print d$V.hprof >d$V.txt || fail "hprof print d$V.hprof"
+    "$HPROF" print d$V.hotspot.hprof >d$V.hs.txt || fail "hprof print d$V.hotspot.hprof"
+    python3 "$SRC/tests/integration/dump_compare.py" d$V.txt d$V.hs.txt >d$V.cmp ||
+        fail "HeapDemo, ours vs HotSpot's: $(grep FAIL d$V.cmp | head -5)"
+    sed 's/^/   HeapDemo: /' d$V.cmp
+    "$HPROF" histo m$V.hprof >m$V.histo && "$HPROF" histo m$V.hotspot.hprof >m$V.hs.histo || fail "hprof histo"
+    for cls in java/lang/reflect/Field java/lang/reflect/Method 'java/lang/ClassValue$ClassValueMap'; do
+        ours=$(awk -v c="$cls" '$4 == c { print $2 }' m$V.histo)
+        theirs=$(awk -v c="$cls" '$4 == c { print $2 }' m$V.hs.histo)
+        [ -n "$theirs" ] && [ "$theirs" -ge 1 ] || fail "HotSpot's dump has no $cls"
+        expect_eq "$cls instances (ours vs HotSpot's)" "$theirs" "$ours"
+    done
+    echo "   ok: Field, Method and ClassValueMap instances as many as in HotSpot's dump"
+    vvm m$V.hprof --mirror-name int --check-refs 'MirrorDemo$Val=20' >m$V.vvm 2>&1 ||
+        fail "VisualVM on our MirrorDemo dump: $(grep -E 'FAIL|Exception' m$V.vvm | cut -c1-300 | head -5)"
+    vvm m$V.hotspot.hprof --mirror-name int 'MirrorDemo$Val=20' >m$V.hs.vvm 2>&1 ||
+        fail "VisualVM on HotSpot's MirrorDemo dump (the checker itself): $(grep -E 'FAIL|Exception' m$V.hs.vvm | cut -c1-300 | head -5)"
+    grep '^  ok' m$V.vvm | cut -c1-100 | sed 's/^ */   VisualVM: /'
+    NOHS=1 DEMO="MirrorDemo 20 90" run_demo r$V "heap=dump,format=b,doe=n,roots=jvmti,file=$WORK/r$V.hprof"
+    unknown=$("$HPROF" info r$V.hprof | awk '$1 == "ROOT" && $2 == "UNKNOWN" { print $3 }')
+    [ -n "$unknown" ] && [ "$unknown" -gt 0 ] || fail "roots=jvmti: no ROOT UNKNOWN (the original's kinds)"
+    "$HPROF" verify --max 1 r$V.hprof >r$V.verify 2>&1 || true
+    grep -q 'error(s)' r$V.verify || fail "hprof verify r$V.hprof: $(tail -3 r$V.verify)"
+    echo "   ok: roots=jvmti writes the original's kinds ($unknown ROOT UNKNOWN)"
 
     step "heap=all: objects carry their allocation trace"
     NOHS=1 run_demo a$V "heap=all,format=b,doe=n,file=$WORK/a$V.hprof"

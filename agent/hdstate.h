@@ -41,6 +41,15 @@ enum { HD_NONE, HD_CLASS = HD_PRIMARRAY + 1, HD_LATE, HD_DONE };
  * (apart from UTF8 ids, < 2^32, and traces, serial << 32) */
 #define HD_SEEN_CLASS (1ULL << 62)
 
+#define HD_MAX_FRAMES 1024   /* frames of a thread's stack in a dump */
+
+/* A thread of the dump: its object's tag, its serial, its stack's TRACE */
+typedef struct hd_thread {
+    jlong tag;
+    uint32_t serial;
+    hp_trace *trace;
+} hd_thread;
+
 /* What the walk reports of a class (its mirror): the CLASS DUMP's values. */
 typedef struct hd_cstat {
     hprof_id loader, signers, pd;
@@ -100,6 +109,8 @@ typedef struct hd_state {
     jlong self_tag;       /* the dumping thread's object: its JNI locals are ours */
     int jvmti_roots;      /* roots=jvmti: every root kind as JVMTI reports it */
     uint32_t object_class; /* index of java.lang.Object: every interface's super */
+    uint32_t vthread_class; /* index of java.lang.VirtualThread, 0 if none (hdvthread.h) */
+    jlong vt_cur;         /* the mounted virtual thread whose frames the walk reports */
     void *cdbuf;          /* CLASS DUMP field arrays */
     size_t cdcap;
 } hd_state;

@@ -35,6 +35,7 @@
 #include "hprof/hw_writer.h"
 #include "hdmirror.h"
 #include "hdresolve.h"
+#include "hdvthread.h"
 #include "jx.h"
 #include "names.h"
 #include "out.h"
@@ -43,7 +44,6 @@
 #include "threads.h"
 #include "traces.h"
 
-#define HD_MAX_FRAMES 1024   /* frames of a thread's stack in a dump */
 #define HD_PAGE 4096u        /* madvise granularity (a multiple of every page size is fine) */
 #define HD_DROP_EVERY (64u << 20) /* bytes of a copied file between two MADV_DONTNEED */
 /* A file the dump overwrites in place reserves this many bytes before its
@@ -377,9 +377,16 @@ static void hd_root_jvmti(hd_state *st, jvmtiHeapReferenceKind kind, const jvmti
  * thread, has not) and the agent's references to what mirrors hold
  * (hdmirror.h), reachable from their classes instead. */
 static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
-                    jlong tag, hprof_id id, int is_class)
+                    jlong tag, jlong class_tag, hprof_id id, int is_class)
 {
     uint32_t tser = 0;
+    /* a carrier's mounted virtual thread, whose frames follow (hdvthread.h) */
+    int vthread = kind == JVMTI_HEAP_REFERENCE_OTHER && st->vthread_class &&
+                  class_tag == (jlong)(HP_TAG_CLASS | st->vthread_class);
+    if (vthread)
+        st->vt_cur = tag;
+    else if (kind == JVMTI_HEAP_REFERENCE_THREAD)
+        st->vt_cur = 0;
     if (!st->jvmti_roots) {
         if (kind == JVMTI_HEAP_REFERENCE_JNI_GLOBAL && hdm_own_root(&st->mirrors, tag))
             return;
@@ -397,6 +404,8 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
     if (kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL || kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL) {
         jlong ttag = kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL ? info->stack_local.thread_tag
                                                               : info->jni_local.thread_tag;
+        if (!ttag) /* a virtual thread that had no tag when the walk began */
+            ttag = st->vt_cur;
         tser = hd_thread_root(st, ttag);
         if (!tser) { /* a stack of no known thread: no serial to name */
             hw_root(st->rw, st->jvmti_roots ? HPROF_GC_ROOT_UNKNOWN : HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0,
@@ -406,6 +415,10 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
     }
     if (st->jvmti_roots) {
         hd_root_jvmti(st, kind, info, tag, id, is_class, tser);
+        return;
+    }
+    if (vthread) { /* a thread of the dump, as HotSpot writes it */
+        hd_thread_root(st, tag);
         return;
     }
     switch (kind) {
@@ -472,7 +485,7 @@ static jint JNICALL hd_ref_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapRefere
     hprof_id id = hd_id(st, t);
     if (!referrer_tag_ptr) {
         if (id)
-            hd_root(st, kind, info, t, id,
+            hd_root(st, kind, info, t, class_tag, id,
                     HP_TAG_IS_CLASS((uint64_t)t) || (rc && rc->index == st->class_class));
         return JVMTI_VISIT_OBJECTS;
     }
@@ -665,11 +678,6 @@ static int hd_copy_segments(hd_state *st, int fd)
 
 /* Tags every live thread's object, maps tag -> serial, writes its stack as
  * a TRACE later (returned in traces[]). */
-typedef struct hd_thread {
-    jlong tag;
-    uint32_t serial;
-    hp_trace *trace;
-} hd_thread;
 
 static hd_thread *hd_threads(jvmtiEnv *j, JNIEnv *env, hd_state *st, uint32_t *nout)
 {
@@ -1121,6 +1129,8 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     /* the supers of laid-out classes are laid out too (hd_layout_of) and
      * loaded; so is java.lang.Class */
     st.incl[st.class_class] = 1;
+    if (hdv_mounted(&st, env, &thr, &nthr))
+        goto oom;
 
     /* binary: readers see one heap dump per file (jhat stops at the first
      * END, VisualVM opens dump #0): the first goes into the output, each

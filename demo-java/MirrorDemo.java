@@ -17,12 +17,13 @@ import java.util.concurrent.locks.LockSupport;
  *  - int.class.getName() and Holder.class.getName(): the Class.name strings;
  *  - an interface MirrorDemo$Shape (super class: java.lang.Object in
  *    HotSpot's dumps).
- * With an argument "vthreads" (JDK 21+), it also starts VTHREADS virtual
- * threads that each hold one MirrorDemo$VMarker in a local and spin until
- * the end (mounted while a dump runs: they never park).
+ * With an argument "vthreads" (JDK 21+), it also starts 2 virtual threads
+ * that each hold one MirrorDemo$VMarker in a local until the end: marker 0
+ * in MirrorDemo.spin, which spins (mounted while a dump runs: it never
+ * parks), marker 1 in MirrorDemo.parked, which parks (unmounted).
  * Main prints "ready" and waits for stdin to close (or SECONDS to pass).
  *
- * usage: java MirrorDemo [COUNT [SECONDS [vthreads VTHREADS]]]
+ * usage: java MirrorDemo [COUNT [SECONDS [vthreads]]]
  */
 public class MirrorDemo {
     static final class Val {
@@ -75,7 +76,7 @@ public class MirrorDemo {
     public static void main(String[] args) throws Exception {
         int count = args.length > 0 ? Integer.parseInt(args[0]) : 20;
         long seconds = args.length > 1 ? Long.parseLong(args[1]) : 60;
-        int vthreads = args.length > 3 && args[2].equals("vthreads") ? Integer.parseInt(args[3]) : 0;
+        int vthreads = args.length > 2 && args[2].equals("vthreads") ? 2 : 0;
         for (int i = 0; i < count; i++) {
             final int n = i;
             ClassValue<Val> cv = new ClassValue<>() {
@@ -126,7 +127,15 @@ public class MirrorDemo {
     static Thread startVirtual(int i, CountDownLatch started) throws Exception {
         Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
         Method start = Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class);
-        return (Thread) start.invoke(builder, (Runnable) () -> spin(new VMarker(i), started));
+        Runnable r = i == 0 ? () -> spin(new VMarker(0), started) : () -> parked(new VMarker(1), started);
+        return (Thread) start.invoke(builder, r);
+    }
+
+    static void parked(VMarker m, CountDownLatch started) {
+        started.countDown();
+        while (!stop)
+            LockSupport.parkNanos(20_000_000L);
+        sink = m.id;
     }
 
     static void spin(VMarker m, CountDownLatch started) {

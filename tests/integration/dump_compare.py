@@ -6,7 +6,12 @@ library:
   - every class whose name is unique in both files has a super class of the
     same name in both (ids differ between the two dumps, names do not);
     classes without a super: java.lang.Object only;
-  - --count CLASS=N: N instances (OBJ lines) of CLASS in each file.
+  - --count CLASS=N: N instances (OBJ lines) of CLASS in each file;
+  - --vthread-roots CLASS=METHOD: every instance of CLASS is a <Java stack>
+    root of a thread whose <thread> root is a java.lang.VirtualThread, at the
+    same frames in both files, and the stack (TRACE) of the thread running
+    METHOD (the mounted one) is the same in both (ours may give the other,
+    unmounted, virtual threads the empty trace).
 Prints one "ok" line per check; exit 1 on the first failed set.
 
 usage: dump_compare.py OURS.txt HOTSPOT.txt [--count CLASS=N]...
@@ -17,6 +22,44 @@ from collections import Counter
 
 CLS = re.compile(r'^CLS ([0-9a-f]+) \(name=([^,]*), trace=')
 OBJ = re.compile(r'^OBJ [0-9a-f]+ \(sz=\d+, trace=\d+, class=(.*)@[0-9a-f]+\)$')
+
+
+ROOT = re.compile(r'^ROOT ([0-9a-f]+) \(kind=<([^>]*)>, (?:thread|id)=(\d+)(?:, frame=(\d+)|, trace=(\d+))')
+
+
+def vthread_roots(path, cls):
+    """(frame, trace frames) of each CLASS instance's <Java stack> root
+    whose thread is a java.lang.VirtualThread; None for any other root."""
+    objs, roots, threads, traces = {}, {}, {}, {}
+    cur = None
+    with open(path, encoding='utf-8', errors='replace') as f:
+        for line in f:
+            m = OBJ.match(line)
+            if m:
+                objs[line.split()[1]] = m.group(1)
+            m = ROOT.match(line)
+            if m and m.group(2) == 'Java stack':
+                roots.setdefault(m.group(1), []).append((m.group(3), m.group(4)))
+            elif m and m.group(2) == 'thread':
+                threads[m.group(3)] = (m.group(1), m.group(5))
+            if line.startswith('TRACE '):
+                cur = line.split()[1].rstrip(':')
+                traces[cur] = []
+            elif cur and line.startswith('\t'):
+                traces[cur].append(line.strip())
+            else:
+                cur = None
+    out = []
+    for oid, c in objs.items():
+        if c != cls:
+            continue
+        for tser, frame in roots.get(oid, [None]) if oid in roots else [(None, None)]:
+            th = threads.get(tser)
+            if not th or objs.get(th[0]) != 'java.lang.VirtualThread':
+                out.append(None)
+            else:
+                out.append((int(frame), tuple(x for x in traces.get(th[1], []) if x != '<empty>')))
+    return sorted(out, key=str)
 
 
 def load(path):
@@ -66,11 +109,23 @@ def main():
         print(f'ok the same super class for all {len(common)} classes (only java.lang.Object has none)')
     args = sys.argv[3:]
     while args:
-        if args[0] != '--count' or len(args) < 2:
+        if args[0] not in ('--count', '--vthread-roots') or len(args) < 2:
             print(__doc__, file=sys.stderr)
             return 2
-        cls, n = args[1].rsplit('=', 1)
+        opt, (cls, n) = args[0], args[1].rsplit('=', 1)
         args = args[2:]
+        if opt == '--vthread-roots':
+            o, h = vthread_roots(sys.argv[1], cls), vthread_roots(sys.argv[2], cls)
+            om = [r for r in o if r and r[1] and n in r[1][0]]
+            hm = [r for r in h if r and r[1] and n in r[1][0]]
+            if (None in o or None in h or not o or [r[0] for r in o] != [r[0] for r in h]
+                    or len(hm) != 1 or om != hm):
+                bad = 1
+                print(f'FAIL {cls} roots in virtual threads: ours {o}, HotSpot\'s {h}')
+            else:
+                print(f'ok {len(o)} {cls} held by virtual threads (frames {[r[0] for r in o]}), '
+                      f'the mounted one\'s stack as in HotSpot\'s ({len(om[0][1])} frames)')
+            continue
         if ocount[cls] == int(n) and hcount[cls] == int(n):
             print(f'ok {n} instances of {cls} in both')
         else:

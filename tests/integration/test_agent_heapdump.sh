@@ -45,6 +45,11 @@
 #    own fields: the 20 ClassValue values (MirrorDemo$Val) and the
 #    reflection caches (as many Field and Method objects as HotSpot's);
 #    int.class an instance of java.lang.Class named "int" (VisualVM);
+#  - JDK 21+: MirrorDemo's two virtual threads (one mounted, spinning, one
+#    parked), each holding a MirrorDemo$VMarker in a local: the markers are
+#    JAVA FRAME roots of threads whose THREAD OBJECT is the virtual thread,
+#    at the frames HotSpot's dump names, and the mounted one's TRACE is
+#    HotSpot's (dump_compare.py --vthread-roots);
 #
 # usage: bash test_agent_heapdump.sh HPROF_TOOL PROJECT_DIR WORKDIR AGENT_SO   (run by ctest)
 set -euo pipefail
@@ -191,6 +196,21 @@ for JDK in $FOUND_JDKS; do
     "$HPROF" verify --max 1 r$V.hprof >r$V.verify 2>&1 || true
     grep -q 'error(s)' r$V.verify || fail "hprof verify r$V.hprof: $(tail -3 r$V.verify)"
     echo "   ok: roots=jvmti writes the original's kinds ($unknown ROOT UNKNOWN)"
+
+    if [ "$V" -ge 21 ]; then
+        step "virtual threads: the mounted one's THREAD OBJECT, stack and frame roots, as HotSpot's"
+        DEMO="MirrorDemo 20 90 vthreads" run_demo v$V "heap=dump,format=b,doe=n,file=$WORK/v$V.hprof"
+        "$HPROF" verify v$V.hprof >v$V.verify || fail "hprof verify: $(tail -5 v$V.verify)"
+        grep -q ': 0 error(s), 0 warning(s)$' v$V.verify || fail "hprof verify: $(tail -3 v$V.verify)"
+        hotspot_roots v$V.hprof >v$V.kinds
+        "$HPROF" print v$V.hprof >v$V.txt && "$HPROF" print v$V.hotspot.hprof >v$V.hs.txt || fail "hprof print"
+        python3 "$SRC/tests/integration/dump_compare.py" v$V.txt v$V.hs.txt \
+            --vthread-roots 'MirrorDemo$VMarker=MirrorDemo.spin' >v$V.cmp ||
+            fail "virtual threads, ours vs HotSpot's: $(grep FAIL v$V.cmp | head -5)"
+        sed 's/^/   /' v$V.cmp
+        vvm v$V.hprof --check-refs 'MirrorDemo$VMarker=2' >v$V.vvm 2>&1 ||
+            fail "VisualVM on the virtual threads' dump: $(grep -E 'FAIL|Exception' v$V.vvm | head -5)"
+    fi
 
     step "heap=all: objects carry their allocation trace"
     NOHS=1 run_demo a$V "heap=all,format=b,doe=n,file=$WORK/a$V.hprof"

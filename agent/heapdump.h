@@ -3,8 +3,10 @@
  * dump (SIGQUIT, jcmd JVMTI.data_dump, VM death).
  *
  * The sequence: force a GC; register every loaded class and compute its
- * field layout (once per class, kept); tag and name every thread and take
- * its stack (one TRACE per thread); then ONE FollowReferences walk, which
+ * field layout (once per class, kept); read what the Class objects hold in
+ * their own fields, which the walk does not report (hdmirror.h); tag and
+ * name every thread and take its stack (one TRACE per thread), the mounted
+ * virtual threads' too (hdvthread.h); then ONE FollowReferences walk, which
  * runs in a single VM operation, so the dump is a consistent snapshot. Its
  * callbacks (on the VM thread: no JNI, no JVMTI, no agent lock) write the
  * roots and the objects straight into the output. Single-pass readers need
@@ -22,6 +24,9 @@
  * section (ROOT, CLS, OBJ, ARR lines) into the text output, after the
  * TRACE blocks it refers to. Every dump of a run is a section of the one
  * text file; in binary, each dump after the first is a file of its own.
+ *
+ * Roots: only the kinds HotSpot's dumper writes (heapdump.c's hd_root), or
+ * with roots=jvmti every kind as JVMTI reports it.
  *
  * Object ids are the object tags: a heap=sites tag (site << 32 | sequence;
  * such objects carry their allocation trace) or a tag the dump gives

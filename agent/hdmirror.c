@@ -133,11 +133,13 @@ static hdm_field *hdm_fields(hd_state *st, jclass cc, const hd_layout *L, uint32
 }
 
 /* Class k's extra statics (its mirror's non-null object fields), or NULL
- * when it has none. */
+ * when it has none; `tmp` holds nf of them, the result only those found
+ * (thousands of classes: the dump's memory stays small). */
 static hdm_extra *hdm_class_extra(hd_state *st, JNIEnv *env, jclass k, jclass cc,
-                                  const hdm_field *fs, uint32_t nf)
+                                  const hdm_field *fs, uint32_t nf, hdm_extra *tmp)
 {
     hdm_extra *ex = NULL;
+    tmp->n = 0;
     if ((*env)->PushLocalFrame(env, HDM_FRAME) != 0)
         return NULL;
     for (uint32_t i = 0; i < nf; i++) {
@@ -152,13 +154,14 @@ static hdm_extra *hdm_class_extra(hd_state *st, JNIEnv *env, jclass k, jclass cc
         (*env)->DeleteLocalRef(env, v);
         if (!id)
             continue;
-        if (!ex && !(ex = calloc(1, sizeof *ex + sizeof ex->f[0] * nf)))
-            break;
-        ex->f[ex->n].name_id = fs[i].name_id;
-        ex->f[ex->n].id = id;
-        ex->n++;
+        tmp->f[tmp->n].name_id = fs[i].name_id;
+        tmp->f[tmp->n].id = id;
+        tmp->n++;
     }
     (*env)->PopLocalFrame(env, NULL);
+    size_t bytes = sizeof *tmp + sizeof tmp->f[0] * tmp->n;
+    if (tmp->n && (ex = malloc(bytes)))
+        memcpy(ex, tmp, bytes);
     return ex;
 }
 
@@ -250,7 +253,9 @@ int hdm_collect(hd_state *st, JNIEnv *env, const jclass *ks, int nk)
     uint32_t nf = 0;
     jclass cc = (*env)->FindClass(env, "java/lang/Class");
     hdm_field *fs = cc ? hdm_fields(st, cc, L, &nf) : NULL;
-    if (!fs) {
+    hdm_extra *tmp = fs ? malloc(sizeof *tmp + sizeof tmp->f[0] * (nf ? nf : 1)) : NULL;
+    if (!tmp) {
+        free(fs);
         (*env)->PopLocalFrame(env, NULL);
         return -1;
     }
@@ -264,7 +269,7 @@ int hdm_collect(hd_state *st, JNIEnv *env, const jclass *ks, int nk)
          * its statics, loader and protection domain would be missing */
         if (!hdm_keep(st, env, ks[i]))
             rc = -1;
-        hdm_extra *ex = hdm_class_extra(st, env, ks[i], cc, fs, nf);
+        hdm_extra *ex = hdm_class_extra(st, env, ks[i], cc, fs, nf, tmp);
         if (ex && hu_map_put(&st->mirrors.extra, c->index, (uint64_t)(uintptr_t)ex)) {
             free(ex);
             rc = -1;
@@ -272,6 +277,7 @@ int hdm_collect(hd_state *st, JNIEnv *env, const jclass *ks, int nk)
     }
     if (hdm_primitives(st, env, cc, L, fs, nf))
         rc = -1;
+    free(tmp);
     free(fs);
     (*env)->PopLocalFrame(env, NULL);
     return rc;

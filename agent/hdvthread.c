@@ -95,8 +95,7 @@ int hdv_mounted(hd_state *st, JNIEnv *env, hd_thread **thr, uint32_t *nthr)
     if ((*j)->GetObjectsWithTags(j, sc.n, sc.tags, &cnt, &objs, &got) != JVMTI_ERROR_NONE)
         cnt = 0;
     for (jint i = 0; i < cnt; i++) {
-        uint64_t *have = hu_map_get(&st->threads, (uint64_t)got[i]);
-        if (have)
+        if (hu_map_get(&st->threads, (uint64_t)got[i]))
             continue; /* met twice (mounted on two carriers in a row): once */
         jint nf = 0;
         if ((*j)->GetStackTrace(j, objs[i], 0, HD_MAX_FRAMES, fr, &nf) != JVMTI_ERROR_NONE)

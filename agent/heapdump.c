@@ -372,10 +372,11 @@ static void hd_root_jvmti(hd_state *st, jvmtiHeapReferenceKind kind, const jvmti
  * class loader data and its own handles hold, preallocated errors...;
  * MONITOR; OTHER) is held by the VM through OopStorage handles, which is
  * what a JNI global reference is in HotSpot: written as JNI GLOBAL, so every
- * object stays reachable. Not written: the JNI locals of the dumping thread
- * (the agent's own references, which HotSpot's dumper, run by the VM
- * thread, has not) and the agent's references to what mirrors hold
- * (hdmirror.h), reachable from their classes instead. */
+ * object stays reachable. Never written (roots=jvmti neither): the JNI
+ * locals of the dumping thread (the agent's own references, which HotSpot's
+ * dumper, run by the VM thread, has not) and the agent's references to the
+ * mirrors and what they hold (hdmirror.h), reachable from their classes
+ * instead. */
 static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
                     jlong tag, jlong class_tag, hprof_id id, int is_class)
 {
@@ -387,13 +388,12 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
         st->vt_cur = tag;
     else if (kind == JVMTI_HEAP_REFERENCE_THREAD)
         st->vt_cur = 0;
-    if (!st->jvmti_roots) {
-        if (kind == JVMTI_HEAP_REFERENCE_JNI_GLOBAL && hdm_own_root(&st->mirrors, tag))
-            return;
-        if (kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL && st->self_tag &&
-            info->jni_local.thread_tag == st->self_tag)
-            return;
-    }
+    /* the agent's own references are no roots of the program's, whatever
+     * the shape asked for */
+    if (kind == JVMTI_HEAP_REFERENCE_JNI_GLOBAL && hdm_own_root(&st->mirrors, tag))
+        return;
+    if (kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL && st->self_tag && info->jni_local.thread_tag == st->self_tag)
+        return;
     /* HotSpot reports every root before it visits any object; were one to
      * come inside an object, the object is ended there and the rest of it
      * is refused (EPROTO), never written twice or around the root */
@@ -678,7 +678,6 @@ static int hd_copy_segments(hd_state *st, int fd)
 
 /* Tags every live thread's object, maps tag -> serial, writes its stack as
  * a TRACE later (returned in traces[]). */
-
 static hd_thread *hd_threads(jvmtiEnv *j, JNIEnv *env, hd_state *st, uint32_t *nout)
 {
     *nout = 0;

@@ -38,6 +38,7 @@ void hdm_init(hdm_state *m)
     hu_map_init(&m->extra);
     hu_map_init(&m->prim);
     hu_map_init(&m->own);
+    hu_map_init(&m->loader);
 }
 
 /* The tag of object v, given now if it has none; v is held by a global
@@ -269,6 +270,17 @@ int hdm_collect(hd_state *st, JNIEnv *env, const jclass *ks, int nk)
          * its statics, loader and protection domain would be missing */
         if (!hdm_keep(st, env, ks[i]))
             rc = -1;
+        /* JVMTI reports nothing of a class never linked, not even its
+         * loader, which HotSpot's CLASS DUMP names */
+        jobject ld = NULL;
+        jlong lt = 0;
+        if ((*st->j)->GetClassLoader(st->j, ks[i], &ld) == JVMTI_ERROR_NONE && ld &&
+            (*st->j)->GetTag(st->j, ld, &lt) == JVMTI_ERROR_NONE && lt == 0 &&
+            (*st->j)->SetTag(st->j, ld, lt = hd_new_tag(st)) != JVMTI_ERROR_NONE)
+            lt = 0;
+        if (lt && !HP_TAG_IS_CLASS((uint64_t)lt) && hu_map_put(&st->mirrors.loader, c->index, hd_id(st, lt)))
+            rc = -1;
+        (*env)->DeleteLocalRef(env, ld);
         hdm_extra *ex = hdm_class_extra(st, env, ks[i], cc, fs, nf, tmp);
         if (ex && hu_map_put(&st->mirrors.extra, c->index, (uint64_t)(uintptr_t)ex)) {
             free(ex);
@@ -298,6 +310,12 @@ const hdm_extra *hdm_extra_of(const hdm_state *m, uint32_t index)
     return v ? (const hdm_extra *)(uintptr_t)*v : NULL;
 }
 
+uint64_t hdm_loader_of(const hdm_state *m, uint32_t index)
+{
+    uint64_t *v = m->loader.count ? hu_map_get(&m->loader, index) : NULL;
+    return v ? *v : 0;
+}
+
 const uint8_t *hdm_prim_data(const hdm_state *m, jlong tag)
 {
     uint64_t *v = m->prim.count ? hu_map_get(&m->prim, (uint64_t)tag) : NULL;
@@ -323,6 +341,7 @@ void hdm_cleanup(hdm_state *m, JNIEnv *env)
     hu_map_cleanup(&m->extra);
     hu_map_cleanup(&m->prim);
     hu_map_cleanup(&m->own);
+    hu_map_cleanup(&m->loader);
     free(m->globals);
     free(m->names);
     memset(m, 0, sizeof *m);

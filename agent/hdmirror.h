@@ -51,6 +51,8 @@ typedef struct hdm_state {
     hu_map extra;      /* class index -> hdm_extra * */
     hu_map prim;       /* tag of a primitive type's mirror -> its instance data (uint8_t *) */
     hu_map own;        /* tag -> JNI global roots of ours the walk has yet to report */
+    hu_map loader;     /* class index -> its loader's id (a class the walk does
+                          not visit, never linked, still names its loader) */
     jobject *globals;  /* our global references, released after the walk */
     uint32_t nglobals, capglobals;
     uint32_t *names;   /* the "<field>" UTF8 ids, for the records before the dump */
@@ -69,6 +71,8 @@ int hdm_collect(struct hd_state *st, JNIEnv *env, const jclass *ks, int nk);
 int hdm_own_root(hdm_state *m, jlong tag);
 /* The extra statics of class `index`, or NULL. */
 const hdm_extra *hdm_extra_of(const hdm_state *m, uint32_t index);
+/* The id of class `index`'s loader, 0 for the boot loader or unknown. */
+uint64_t hdm_loader_of(const hdm_state *m, uint32_t index);
 /* The instance data of the primitive mirror tagged `tag`, or NULL. */
 const uint8_t *hdm_prim_data(const hdm_state *m, jlong tag);
 /* Releases the global references (after the walk). */

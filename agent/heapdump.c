@@ -144,7 +144,7 @@ void hd_class_dump(hd_state *st, hw_writer *w, hp_class *c, const hd_cstat *cs)
         .class_id = hd_class_id(st, c),
         .trace_serial = HP_TRACE_SERIAL0,
         .super_id = sup ? hd_class_id(st, cls_at(sup)) : 0,
-        .loader_id = cs ? cs->loader : 0,
+        .loader_id = cs && cs->loader ? cs->loader : hdm_loader_of(&st->mirrors, c->index),
         .signers_id = cs ? cs->signers : 0,
         .protection_domain_id = cs ? cs->pd : 0,
         .instance_size = L->inst_bytes,

@@ -5,7 +5,8 @@ original's CLS/OBJ/ROOT lines), independently of the project's reader
 library:
   - every class whose name is unique in both files has a super class of the
     same name in both (ids differ between the two dumps, names do not);
-    classes without a super: java.lang.Object only;
+    classes without a super: java.lang.Object only; and a class loader in
+    ours wherever HotSpot's names one;
   - --count CLASS=N: N instances (OBJ lines) of CLASS in each file;
   - --vthread-roots CLASS=METHOD: every instance of CLASS is a <Java stack>
     root of a thread whose <thread> root is a java.lang.VirtualThread, at the
@@ -63,7 +64,7 @@ def vthread_roots(path, cls):
 
 
 def load(path):
-    names, supers, counts = {}, {}, Counter()
+    names, supers, counts, loaded = {}, {}, Counter(), set()
     cur = None
     with open(path, encoding='utf-8', errors='replace') as f:
         for line in f:
@@ -76,6 +77,9 @@ def load(path):
             if cur and line.startswith('\tsuper\t'):
                 supers[cur] = line.split()[-1]
                 continue
+            if cur and line.startswith('\tloader\t'):
+                loaded.add(names[cur])
+                continue
             if not line.startswith('\t'):
                 cur = None
             m = OBJ.match(line)
@@ -87,15 +91,15 @@ def load(path):
         if per_name[n] == 1:
             s = supers[cid]
             out[n] = names.get(s, '?' + s) if s else None
-    return out, counts
+    return out, counts, loaded
 
 
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
-    ours, ocount = load(sys.argv[1])
-    hs, hcount = load(sys.argv[2])
+    ours, ocount, oloaded = load(sys.argv[1])
+    hs, hcount, hloaded = load(sys.argv[2])
     bad = 0
     common = sorted(set(ours) & set(hs))
     diff = [(n, ours[n], hs[n]) for n in common if ours[n] != hs[n]]
@@ -107,6 +111,12 @@ def main():
         print(f'FAIL supers: {len(diff)} of {len(common)} classes differ; classes without a super: {roots}')
     else:
         print(f'ok the same super class for all {len(common)} classes (only java.lang.Object has none)')
+    noloader = sorted(n for n in common if n in hloaded and n not in oloaded)
+    if noloader:
+        bad = 1
+        print(f'FAIL no loader in ours for {len(noloader)} classes whose loader HotSpot\'s names: {noloader[:10]}')
+    else:
+        print(f'ok a loader wherever HotSpot\'s dump names one ({len(hloaded & set(common))} classes)')
     args = sys.argv[3:]
     while args:
         if args[0] not in ('--count', '--vthread-roots') or len(args) < 2:

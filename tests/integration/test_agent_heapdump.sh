@@ -40,8 +40,9 @@
 #    moment (MirrorDemo; HeapDemo's too): only the root kinds HotSpot writes
 #    (JNI GLOBAL, JNI LOCAL, JAVA FRAME, STICKY CLASS, THREAD OBJECT), and
 #    with roots=jvmti the original's (ROOT UNKNOWN among them); the same
-#    super class for every class (interfaces: java.lang.Object), by
-#    dump_compare.py over `hprof print`; objects held only by Class objects'
+#    super class for every class (interfaces: java.lang.Object), and a
+#    loader wherever HotSpot's names one, by dump_compare.py over `hprof
+#    print`; objects held only by Class objects'
 #    own fields: the 20 ClassValue values (MirrorDemo$Val) and the
 #    reflection caches (as many Field and Method objects as HotSpot's);
 #    int.class an instance of java.lang.Class named "int" (VisualVM);

@@ -46,6 +46,7 @@
 #    own fields: the 20 ClassValue values (MirrorDemo$Val) and the
 #    reflection caches (as many Field and Method objects as HotSpot's);
 #    int.class an instance of java.lang.Class named "int" (VisualVM);
+#    as many JNI LOCAL roots as HotSpot's (none of the agent's own);
 #  - JDK 21+: MirrorDemo's two virtual threads (one mounted, spinning, one
 #    parked), each holding a MirrorDemo$VMarker in a local: the markers are
 #    JAVA FRAME roots of threads whose THREAD OBJECT is the virtual thread,
@@ -168,6 +169,10 @@ for JDK in $FOUND_JDKS; do
         hotspot_roots $f >$f.kinds
         echo "   $f: $(cat $f.kinds)"
     done
+    # the agent's own JNI locals (the dumping thread's) are no roots: as
+    # many as HotSpot's, which has only main's (blocked reading stdin)
+    jl() { "$HPROF" info "$1" | awk '$1 == "ROOT" && $2 == "JNI" && $3 == "LOCAL" { print $4 }'; }
+    expect_eq "ROOT JNI LOCAL records (ours vs HotSpot's)" "$(jl m$V.hotspot.hprof)" "$(jl m$V.hprof)"
     "$HPROF" print m$V.hprof >m$V.txt || fail "hprof print m$V.hprof"
     "$HPROF" print m$V.hotspot.hprof >m$V.hs.txt || fail "hprof print m$V.hotspot.hprof"
     python3 "$SRC/tests/integration/dump_compare.py" m$V.txt m$V.hs.txt --count 'MirrorDemo$Val=20' >m$V.cmp ||

@@ -6,6 +6,7 @@
  */
 #include "hdmirror.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #include "names.h"
 
 #define HDM_ACC_STATIC 0x0008 /* JVM access flag of a static field */
+#define HDM_NAME_MAX 256 /* "<field>": a field of java.lang.Class is far shorter */
 /* local references one class's fields need at most at a time */
 #define HDM_FRAME 8
 /* the primitive types' mirrors are the TYPE statics of their box classes */
@@ -115,7 +117,7 @@ static hdm_field *hdm_fields(hd_state *st, jclass cc, const hd_layout *L, uint32
             /* the loader is the CLASS DUMP's own; a Class is a class of the dump */
             if ((sig[0] == 'L' || sig[0] == '[') && strcmp(name, "classLoader") != 0 &&
                 strcmp(sig, "Ljava/lang/Class;") != 0) {
-                char buf[256];
+                char buf[HDM_NAME_MAX];
                 int n = snprintf(buf, sizeof buf, "<%s>", name);
                 if (n > 0 && (size_t)n < sizeof buf) {
                     jx_lock(j, g_hp.data_lock);

@@ -43,9 +43,7 @@ void hdm_init(hdm_state *m)
     hu_map_init(&m->loader);
 }
 
-/* The tag of object v, given now if it has none; v is held by a global
- * reference of ours so that the walk reaches it. 0 when out of memory. */
-static jlong hdm_keep(hd_state *st, JNIEnv *env, jobject v)
+jlong hdm_keep(hd_state *st, JNIEnv *env, jobject v)
 {
     hdm_state *m = &st->mirrors;
     jvmtiEnv *j = st->j;

@@ -66,6 +66,11 @@ void hdm_init(hdm_state *m);
  * out) and of the 9 primitive types' mirrors. Returns 0, or -1 out of
  * memory (what was collected stays usable). */
 int hdm_collect(struct hd_state *st, JNIEnv *env, const jclass *ks, int nk);
+/* Holds object v for the walk (a global reference of ours, released by
+ * hdm_release, whose root is not written) and returns its tag, given now
+ * if it had none; 0 when out of memory. Also for the dump's threads: one
+ * that ends before the walk is still in the dump, with its THREAD OBJECT. */
+jlong hdm_keep(struct hd_state *st, JNIEnv *env, jobject v);
 /* 1 when a JNI global root of object `tag` is one of ours (counted down):
  * not written. */
 int hdm_own_root(hdm_state *m, jlong tag);

@@ -97,6 +97,8 @@ int hdv_mounted(hd_state *st, JNIEnv *env, hd_thread **thr, uint32_t *nthr)
     for (jint i = 0; i < cnt; i++) {
         if (hu_map_get(&st->threads, (uint64_t)got[i]))
             continue; /* met twice (mounted on two carriers in a row): once */
+        if (!hdm_keep(st, env, objs[i])) /* in the dump even if it ends now */
+            rc = -1;
         jint nf = 0;
         if ((*j)->GetStackTrace(j, objs[i], 0, HD_MAX_FRAMES, fr, &nf) != JVMTI_ERROR_NONE)
             nf = 0; /* ended meanwhile */

@@ -699,6 +699,8 @@ static hd_thread *hd_threads(jvmtiEnv *j, JNIEnv *env, hd_state *st, uint32_t *n
             tag = 0;
         if (self && (*env)->IsSameObject(env, self, ts[i]))
             st->self_tag = tag;
+        if (tag && !hdm_keep(st, env, ts[i]))
+            st->err = ENOMEM;
         jint nf = 0;
         if ((*j)->GetStackTrace(j, ts[i], 0, HD_MAX_FRAMES, fr, &nf) != JVMTI_ERROR_NONE)
             nf = 0;
@@ -713,8 +715,7 @@ static hd_thread *hd_threads(jvmtiEnv *j, JNIEnv *env, hd_state *st, uint32_t *n
         if (framed)
             (*env)->PopLocalFrame(env, NULL);
     }
-    /* no reference of ours keeps a thread that ends meanwhile in the dump
-     * (its JNI locals are no roots: hd_root); HotSpot lists live threads */
+    /* our JNI locals are no roots (hd_root): hdm_keep holds the threads */
     for (jint i = 0; i < n; i++)
         (*env)->DeleteLocalRef(env, ts[i]);
     (*env)->DeleteLocalRef(env, self);
@@ -1254,9 +1255,14 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     uint32_t nb = cl->layout ? cl->layout->inst_bytes : 0;
     uint8_t *zero = calloc(nb ? nb : 1, 1);
     uint64_t mt, one;
-    /* threads of the dump's list that the walk did not meet ended
-     * meanwhile: no THREAD OBJECT root (their object may be gone), as in
-     * HotSpot's dumps, which list the threads alive at the dump */
+    /* threads of the dump's list that the walk did not meet (they ended
+     * meanwhile): their objects are in the dump all the same (hdm_keep held
+     * them), and their TRACE names them: the dump lists the threads alive
+     * when it began */
+    uint64_t tt, tv;
+    for (size_t it = 0; hu_map_next(&st.threads, &it, &tt, &tv);)
+        if (!(tv & HD_THR_WRITTEN))
+            hd_thread_root(&st, (jlong)tt);
     hdm_release(&st.mirrors, env);
     if (e == JVMTI_ERROR_NONE)
         hdr_alias(&st, env);

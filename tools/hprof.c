@@ -15,6 +15,7 @@
 #include "fixture.h"
 #include "print.h"
 #include "hprof/hr_reader.h"
+#include "hprof/hv_readers.h"
 #include "hprof/hv_verify.h"
 #include "hu_map.h"
 #include "warnlimit.h"
@@ -37,6 +38,10 @@ static const char hprof_usage[] =
     "                        0 = all); the table at the end counts every one\n"
     "      --ignore KIND     do not count problems of KIND (repeatable)\n"
     "      --hotspot         ignore dangling-ref, as HotSpot's own dumps (CDS) hold them\n"
+    "      --reader NAME     judge the file for one reader only: print its verdict and\n"
+    "                        reasons, exit 1 only if it rejects or misreads the file\n"
+    "                        (go-hprof, jhat, eaftan, py-hprof, visualvm; --reader help)\n"
+    "                        Without it, the verdicts of all of them end the report.\n"
     "  histo [--top N] FILE  class histogram of the heap dump: instances, shallow bytes,\n"
     "                        class name, like jmap -histo\n"
     "  sites [options] FILE  the ALLOC SITES records as the original's SITES tables, after\n"
@@ -187,8 +192,41 @@ static int hprof_verify_ignored(const char *const *ignore, const char *kind)
     return 0;
 }
 
+static void hprof_verify_reason(void *ctx, const hv_reason *r)
+{
+    (void)ctx;
+    printf("    %s: %s\n", hv_verdict_name(r->verdict), r->message);
+}
+
+static void hprof_verify_readers_help(void)
+{
+    printf("readers that verify judges a file for (--reader NAME):\n");
+    for (unsigned i = 0; i < hv_reader_count(); i++)
+        printf("  %-10s %s\n", hv_reader_name(i), hv_reader_about(i));
+}
+
+/* The readers' verdicts: every reader, or only `only` (>= 0). Returns the
+ * worst verdict printed. */
+static hv_verdict hprof_verify_readers(const hv_result *res, int only)
+{
+    hv_verdict worst = HV_READS;
+    printf("readers:\n");
+    for (unsigned i = 0; i < hv_reader_count(); i++) {
+        if (only >= 0 && (unsigned)only != i)
+            continue;
+        hv_verdict v = hv_reader_judge(i, res, NULL, NULL);
+        printf("  %-10s %-8s the file  (%s)\n", hv_reader_name(i), hv_verdict_name(v),
+               hv_reader_about(i));
+        hv_reader_judge(i, res, hprof_verify_reason, NULL);
+        if (v > worst)
+            worst = v;
+    }
+    return worst;
+}
+
 static int hprof_cmd_verify(int argc, char **argv)
 {
+    int reader = -1;
     const char *ignore[64];
     unsigned nignore = 0;
     hv_options o;
@@ -205,6 +243,16 @@ static int hprof_cmd_verify(int argc, char **argv)
             if (nignore + 2 >= sizeof ignore / sizeof ignore[0])
                 return hprof_usage_error("too many --ignore options%s", "");
             ignore[nignore++] = argv[++i];
+        } else if (strcmp(argv[i], "--reader") == 0 && i + 1 < argc) {
+            if (strcmp(argv[++i], "help") == 0) {
+                hprof_verify_readers_help();
+                return HPROF_EXIT_OK;
+            }
+            reader = hv_reader_find(argv[i]);
+            if (reader < 0) {
+                hprof_verify_readers_help();
+                return hprof_usage_error("verify: unknown reader '%s'", argv[i]);
+            }
         } else if (strcmp(argv[i], "--hotspot") == 0) {
             ignore[nignore++] = "dangling-ref";
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -242,6 +290,10 @@ static int hprof_cmd_verify(int argc, char **argv)
                res.kinds[i].severity == HR_ERROR ? "error(s)" : "warning(s)");
     printf("%s: %" PRIu64 " error(s), %" PRIu64 " warning(s)%s\n", path, res.errors, res.warnings,
            res.resolved_refs ? "" : " (references not resolved: the input cannot be re-read)");
+    hv_verdict worst = hprof_verify_readers(&res, reader);
+    /* --reader: the question is that reader's verdict, not the general list. */
+    if (reader >= 0)
+        return worst == HV_READS ? HPROF_EXIT_OK : HPROF_EXIT_PROBLEMS;
     return rc == 0 ? HPROF_EXIT_OK : HPROF_EXIT_PROBLEMS;
 }
 

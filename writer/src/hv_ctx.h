@@ -144,7 +144,7 @@ typedef struct hv_ctx {
 } hv_ctx;
 
 /* reporting and names (hv_verify.c) */
-int hv_count(hv_ctx *c, hr_severity sev, const char *kind);
+int hv_count(hv_ctx *c, hr_severity sev, const char *kind, uint64_t off);
 void hv_deliver(hv_ctx *c, hr_severity sev, const char *kind, uint64_t off, const char *msg);
 void hv_report(hv_ctx *c, hr_severity sev, const char *kind, uint64_t off, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));

@@ -24,7 +24,7 @@
  * or overflows its stack. */
 static void hv_report_cycle(hv_ctx *c, const hv_class *head)
 {
-    if (!hv_count(c, HR_ERROR, "super-cycle"))
+    if (!hv_count(c, HR_ERROR, "super-cycle", head->offset))
         return;
     char msg[HV_MSG_MAX], chain[HV_MSG_MAX / 2], nb[HV_NAME_MAX + 8];
     size_t len = 0, ncycle = 0;
@@ -135,7 +135,7 @@ void hv_heap_check_instances(hv_ctx *c)
         const hv_class *k = hv_class_of(c, e->class_id);
         if (!k || k->state != HV_CHAIN_OK || k->chain_bytes == e->nbytes)
             continue;
-        if (!hv_count(c, HR_ERROR, "instance-size-mismatch"))
+        if (!hv_count(c, HR_ERROR, "instance-size-mismatch", e->offset))
             continue;
         char chain[HV_MSG_MAX / 2], nb[HV_NAME_MAX + 8];
         size_t len = 0;
@@ -219,7 +219,7 @@ static int hv_known(const hv_ctx *c, hprof_id id)
 
 static void hv_dangling(hv_ctx *c, uint64_t off, hprof_id ref, const char *where)
 {
-    if (!hv_count(c, HR_WARNING, "dangling-ref"))
+    if (!hv_count(c, HR_WARNING, "dangling-ref", off))
         return;
     char msg[HV_MSG_MAX];
     snprintf(msg, sizeof msg,

@@ -46,6 +46,7 @@ static hv_kind_count *hv_kind_slot(hv_result *res, const char *kind)
     k->kind = kind;
     k->severity = 0;
     k->count = 0;
+    k->offset = 0;
     return k;
 }
 
@@ -61,12 +62,13 @@ static int hv_ignored(const hv_options *o, const char *kind)
 
 /* Counts one problem; returns 1 when its sentence should be built and
  * delivered (not ignored, within max_per_kind, someone listening). */
-int hv_count(hv_ctx *c, hr_severity sev, const char *kind)
+int hv_count(hv_ctx *c, hr_severity sev, const char *kind, uint64_t off)
 {
     hv_kind_count *k = hv_kind_slot(c->res, kind);
     uint64_t n = 1;
     if (k) {
-        k->count++;
+        if (k->count++ == 0)
+            k->offset = off;
         if (sev > k->severity)
             k->severity = sev;
         n = k->count;
@@ -90,7 +92,7 @@ void hv_deliver(hv_ctx *c, hr_severity sev, const char *kind, uint64_t off, cons
 
 void hv_report(hv_ctx *c, hr_severity sev, const char *kind, uint64_t off, const char *fmt, ...)
 {
-    if (!hv_count(c, sev, kind))
+    if (!hv_count(c, sev, kind, off))
         return;
     char msg[HV_MSG_MAX];
     va_list ap;
@@ -402,7 +404,7 @@ static void hv_resolve_track(hv_ctx *c, int t)
         const hv_usepos *p = def ? &pe->ordered : &pe->first;
         const char *kind = def ? ti->after_kind : ti->missing_kind;
         hr_severity sev = def ? ti->after_sev : ti->missing_sev;
-        if (!hv_count(c, sev, kind))
+        if (!hv_count(c, sev, kind, p->offset))
             continue;
         char use[HV_NAME_MAX + 80], key[HV_NAME_MAX + 60], more[64] = "";
         hv_use_text(c, p, use, sizeof use);
@@ -830,10 +832,9 @@ static int hv_is_thread_root(unsigned tag)
            tag == HPROF_GC_ROOT_NATIVE_STACK || tag == HPROF_GC_ROOT_THREAD_BLOCK;
 }
 
-/* Android's sub-records (0x89-0x8E, 0x90, 0xFE): jhat-style readers stop at
- * them, and VisualVM 2.1.5 reads ROOT JNI MONITOR (0x8E) as an id alone
- * although ART writes id + thread + frame, then fails ("Invalid dump tag").
- * Reported once per file: it is a property of the file, not of each root. */
+/* Android's sub-records (0x89-0x8E, 0x90, 0xFE): which reader stops at which
+ * is hv_readers.c's table; this is the reader-neutral note, reported once
+ * per file: it is a property of the file, not of each root. */
 static void hv_p1_android(hv_ctx *c, const hr_sub *s)
 {
     switch (s->tag) {
@@ -849,9 +850,8 @@ static void hv_p1_android(hv_ctx *c, const hr_sub *s)
         return;
     c->android_seen = 1;
     hv_report(c, HR_WARNING, "android-extension", s->offset,
-              "%s (0x%02X) at offset %llu is an Android (1.0.3) heap sub-record: jhat-style "
-              "readers reject it, and VisualVM 2.1.5 misreads ROOT JNI MONITOR (0x8E); "
-              "fine for hprof-conv, shark and perflib",
+              "%s (0x%02X) at offset %llu is an Android (1.0.3) heap sub-record; most readers "
+              "of HotSpot's dumps stop at it (which ones: the readers' verdicts)",
               hprof_sub_name(s->tag), s->tag, (unsigned long long)s->offset);
 }
 
@@ -905,11 +905,19 @@ static void hv_p1_sub(hv_ctx *c, const hr_sub *s)
 
 /* ------------------------------------------------------------ callbacks */
 
+/* Notes one record or sub-record in the profile the readers are judged on. */
+static void hv_seen_note(hv_seen *s, uint64_t offset)
+{
+    if (s->count++ == 0)
+        s->first = offset;
+}
+
 static int hv_on_header(void *ctx, const hr_header *h)
 {
     hv_ctx *c = ctx;
     c->id_size = h->id_size;
     c->version = h->version;
+    c->res->profile.version = h->version;
     /* The parser reports a bad header itself; ids of other sizes cannot be
      * decoded safely, so stop there. */
     if (h->id_size != 4 && h->id_size != 8)
@@ -920,10 +928,12 @@ static int hv_on_header(void *ctx, const hr_header *h)
 static int hv_on_record(void *ctx, const hr_record *r)
 {
     hv_ctx *c = ctx;
-    if (c->pass == 1)
+    if (c->pass == 1) {
+        hv_seen_note(&c->res->profile.top[r->tag], r->offset);
         hv_p1_record(c, r);
-    else if (r->tag == HPROF_TAG_UTF8 && hv_decoded(c, r))
+    } else if (r->tag == HPROF_TAG_UTF8 && hv_decoded(c, r)) {
         hv_keep_name(c, r->u.utf8.id, r->u.utf8.str, r->u.utf8.len);
+    }
     return c->oom;
 }
 
@@ -931,8 +941,10 @@ static int hv_on_sub(void *ctx, const hr_sub *s)
 {
     hv_ctx *c = ctx;
     if (c->pass == 1) {
-        if (!s->part) /* later parts of an object array: only its elements */
+        if (!s->part) { /* later parts of an object array: only its elements */
+            hv_seen_note(&c->res->profile.sub[s->tag], s->offset);
             hv_p1_sub(c, s);
+        }
     } else {
         hv_heap_p2_sub(c, s);
     }
@@ -946,7 +958,7 @@ static void hv_on_parser_problem(void *ctx, hr_severity sev, const char *kind, u
     /* Pass 2 reads the same bytes: its structural problems are repeats. */
     if (c->pass != 1)
         return;
-    if (hv_count(c, sev, kind))
+    if (hv_count(c, sev, kind, offset))
         hv_deliver(c, sev, kind, offset, msg);
 }
 
@@ -1028,6 +1040,7 @@ int hv_verify(hr_source *src, const hv_options *o, hv_result *res)
         return -1;
     }
     c->pass = 1;
+    res->profile.gzip = hr_source_is_gzip(src);
     res->parse_status = hr_parse(src, &cb, c, st);
     c->end_offset = st->bytes;
     free(st);

@@ -18,6 +18,7 @@
 #include "hprof/hv_readers.h"
 #include "hprof/hv_verify.h"
 #include "hu_map.h"
+#include "normalize.h"
 #include "warnlimit.h"
 
 #define HPROF_EXIT_OK 0
@@ -32,8 +33,9 @@ static const char hprof_usage[] =
     "\n"
     "commands:\n"
     "  info FILE             header, record and sub-record counts and bytes, read time\n"
-    "  verify [options] FILE report what real readers (VisualVM, jhat, shark...) choke on,\n"
-    "                        with byte offsets; exit 1 if anything is found\n"
+    "  verify [options] FILE report what real readers (VisualVM, jhat, go-hprof, py-hprof...)\n"
+    "                        choke on, with byte offsets, then which readers reject the\n"
+    "                        file and why; exit 1 if a problem is found\n"
     "      --max N           list at most N problems of each kind in full (default 10;\n"
     "                        0 = all); the table at the end counts every one\n"
     "      --ignore KIND     do not count problems of KIND (repeatable)\n"
@@ -58,6 +60,12 @@ static const char hprof_usage[] =
     "  fixture OUT [options] write a deterministic file with every record and sub-record\n"
     "                        type, for parser tests (hprof fixture --help)\n"
     "  help                  this text\n"
+    "\n"
+    "  --normalize           for histo, sites, samples and collapsed: hidden classes and\n"
+    "                        lambdas without their address and lambda counter\n"
+    "                        (Foo$$Lambda$153+0x00007fa5c4001234 -> Foo$$Lambda+<hidden>),\n"
+    "                        histo rows of one such name merged: two runs compare line\n"
+    "                        by line\n"
     "\n"
     "exit status: 0 OK, 1 problems found or the input could not be read, 2 usage error\n";
 
@@ -467,12 +475,54 @@ static int hprof_histo_cmp(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+static int hprof_histo_by_name(const void *a, const void *b)
+{
+    return strcmp(((const hprof_histo_row *)a)->name, ((const hprof_histo_row *)b)->name);
+}
+
+/* --normalize: names without hidden-class addresses (normalize.h), and one
+ * row per normalized name, so that two runs give the same rows. The names
+ * are malloc'ed into *owned (h->nrows of them, free each). Returns 0, or -1
+ * when out of memory. */
+static int hprof_histo_normalize(hprof_histo *h, char ***owned)
+{
+    *owned = calloc(h->nrows ? h->nrows : 1, sizeof **owned);
+    if (!*owned)
+        return -1;
+    for (size_t i = 0; i < h->nrows; i++) {
+        const char *nm = h->row[i].name;
+        size_t k = norm_name(nm, strlen(nm), NULL, 0);
+        char *n = malloc(k + 1);
+        if (!n)
+            return -1;
+        norm_name(nm, strlen(nm), n, k + 1);
+        (*owned)[i] = n;
+        h->row[i].name = n;
+    }
+    if (h->nrows)
+        qsort(h->row, h->nrows, sizeof h->row[0], hprof_histo_by_name);
+    size_t out = 0;
+    for (size_t i = 0; i < h->nrows; i++) {
+        if (out && strcmp(h->row[out - 1].name, h->row[i].name) == 0) {
+            h->row[out - 1].count += h->row[i].count;
+            h->row[out - 1].bytes += h->row[i].bytes;
+        } else {
+            h->row[out++] = h->row[i];
+        }
+    }
+    h->nrows = out;
+    return 0;
+}
+
 static int hprof_cmd_histo(int argc, char **argv)
 {
     const char *path = NULL;
     long top = 0;
+    int normalize = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--top") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--normalize") == 0) {
+            normalize = 1;
+        } else if (strcmp(argv[i], "--top") == 0 && i + 1 < argc) {
             char *end;
             top = strtol(argv[++i], &end, 10);
             if (*end || top <= 0)
@@ -532,6 +582,13 @@ static int hprof_cmd_histo(int argc, char **argv)
             r->name = unknown_names + i * sizeof unknown;
         }
     }
+    char **owned = NULL;
+    size_t nowned = h.nrows;
+    if (normalize && hprof_histo_normalize(&h, &owned) != 0) {
+        fprintf(stderr, "hprof: out of memory\n");
+        status = HPROF_EXIT_PROBLEMS;
+        h.nrows = 0;
+    }
     if (h.nrows) /* h.row is NULL without a heap dump: qsort's pointer must not be */
         qsort(h.row, h.nrows, sizeof h.row[0], hprof_histo_cmp);
     printf(" num     #instances         #bytes  class name\n");
@@ -545,6 +602,9 @@ static int hprof_cmd_histo(int argc, char **argv)
         tb += h.row[i].bytes;
     }
     printf("Total %14" PRIu64 " %14" PRIu64 "\n", tc, tb);
+    for (size_t i = 0; owned && i < nowned; i++)
+        free(owned[i]);
+    free(owned);
     free(unknown_names);
     free(h.row);
     free(h.names);

@@ -296,9 +296,10 @@ static int hprof_cmd_verify(int argc, char **argv)
     for (unsigned i = 0; i < res.nkinds; i++)
         printf("  %-32s %10" PRIu64 " %s\n", res.kinds[i].kind, res.kinds[i].count,
                res.kinds[i].severity == HR_ERROR ? "error(s)" : "warning(s)");
+    /* the summary stays the last line: scripts read it with tail -1 */
+    hv_verdict worst = hprof_verify_readers(&res, reader);
     printf("%s: %" PRIu64 " error(s), %" PRIu64 " warning(s)%s\n", path, res.errors, res.warnings,
            res.resolved_refs ? "" : " (references not resolved: the input cannot be re-read)");
-    hv_verdict worst = hprof_verify_readers(&res, reader);
     /* --reader: the question is that reader's verdict, not the general list. */
     if (reader >= 0)
         return worst == HV_READS ? HPROF_EXIT_OK : HPROF_EXIT_PROBLEMS;

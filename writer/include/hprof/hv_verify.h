@@ -1,6 +1,6 @@
 /*
  * hv_verify.h: the verifier: what real HPROF readers (VisualVM, jhat-style
- * single-pass readers, shark, perflib) choke on, reported with byte offsets.
+ * single-pass readers) choke on, reported with byte offsets.
  *
  * It runs the reader over a source (twice when the source can be rewound,
  * so that references can be resolved against the whole dump) and reports

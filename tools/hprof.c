@@ -492,11 +492,9 @@ static int hprof_histo_normalize(hprof_histo *h, char ***owned)
         return -1;
     for (size_t i = 0; i < h->nrows; i++) {
         const char *nm = h->row[i].name;
-        size_t k = norm_name(nm, strlen(nm), NULL, 0);
-        char *n = malloc(k + 1);
+        char *n = norm_dup(nm, strlen(nm), NULL);
         if (!n)
             return -1;
-        norm_name(nm, strlen(nm), n, k + 1);
         (*owned)[i] = n;
         h->row[i].name = n;
     }

@@ -6,6 +6,7 @@
  */
 #include "normalize.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define NORM_LAMBDA "$$Lambda"
@@ -83,4 +84,16 @@ size_t norm_name(const char *in, size_t len, char *out, size_t cap)
     if (cap)
         out[o < cap ? o : cap - 1] = '\0';
     return o;
+}
+
+char *norm_dup(const char *in, size_t len, size_t *outlen)
+{
+    size_t k = norm_name(in, len, NULL, 0);
+    char *out = malloc(k + 1);
+    if (!out)
+        return NULL;
+    norm_name(in, len, out, k + 1);
+    if (outlen)
+        *outlen = k;
+    return out;
 }

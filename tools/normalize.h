@@ -24,5 +24,8 @@
  * a digit, so nothing else is touched. Writes at most cap - 1 bytes and a
  * NUL (cap > 0) to `out`; returns the whole result's length, as snprintf. */
 size_t norm_name(const char *in, size_t len, char *out, size_t cap);
+/* norm_name into a malloc'ed NUL-terminated string (free it); its length in
+ * *outlen when not NULL. NULL when out of memory. */
+char *norm_dup(const char *in, size_t len, size_t *outlen);
 
 #endif /* HPROF_TOOLS_NORMALIZE_H */

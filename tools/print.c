@@ -392,23 +392,6 @@ static int print_m_sub(void *ctx, const hr_sub *s)
     return 0;
 }
 
-/* --normalize: replaces the name in *buf (n bytes; `small` when it is the
- * caller's stack buffer, else malloc'ed) by its normalized form, always in a
- * malloc'ed buffer. Returns 0, or -1 when out of memory (*buf unchanged). */
-static int print_m_normalize(char **buf, size_t *n, const char *small)
-{
-    size_t k = norm_name(*buf, *n, NULL, 0);
-    char *out = malloc(k + 1);
-    if (!out)
-        return -1;
-    norm_name(*buf, *n, out, k + 1);
-    if (*buf != small)
-        free(*buf);
-    *buf = out;
-    *n = k;
-    return 0;
-}
-
 /* Resolves every class name once, in Java form, so pass 2 only looks up. */
 static int print_m_finish(print_model *m, const hu_map *from, hu_map *to)
 {
@@ -428,10 +411,13 @@ static int print_m_finish(print_model *m, const hu_map *from, hu_map *to)
                 return print_oom(m);
             print_java_name(vm, len, buf, n + 1);
         }
-        if (m->normalize && print_m_normalize(&buf, &n, small) != 0) {
+        if (m->normalize) { /* --normalize: see normalize.h */
+            char *nb = norm_dup(buf, n, &n);
             if (buf != small)
                 free(buf);
-            return print_oom(m);
+            if (!nb)
+                return print_oom(m);
+            buf = nb;
         }
         size_t off = print_add_str(m, buf, n);
         if (buf != small)

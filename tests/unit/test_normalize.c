@@ -6,6 +6,7 @@
  */
 #include "testutil.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "normalize.h"
@@ -72,13 +73,24 @@ static void test_cut(void)
     CU_ASSERT_STRING_EQUAL(big, "ab+<hidden>");
 }
 
+static void test_dup(void)
+{
+    size_t n = 0;
+    char *s = norm_dup("java.lang.invoke.LambdaForm$MH/0x0000000800c04400[]", 51, &n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_STRING_EQUAL(s, "java.lang.invoke.LambdaForm$MH+<hidden>[]");
+    CU_ASSERT_EQUAL(n, strlen(s));
+    free(s);
+}
+
 static int tn_suites(void)
 {
     CU_pSuite s = CU_add_suite("normalize", NULL, NULL);
     if (!s)
         return -1;
     if (!CU_add_test(s, "hidden_spellings", test_hidden_spellings) ||
-        !CU_add_test(s, "untouched", test_untouched) || !CU_add_test(s, "cut", test_cut))
+        !CU_add_test(s, "untouched", test_untouched) || !CU_add_test(s, "cut", test_cut) ||
+        !CU_add_test(s, "dup", test_dup))
         return -1;
     return 0;
 }

@@ -75,16 +75,17 @@ int cls_names_of_signature(const char *sig, char **vm, char **java)
     size_t elen = strlen(elem);
     int type = 0;
     /* VM form: arrays keep their descriptor, plain classes lose L...; */
-    if (dims == 0 && elem[0] == 'L' && elen >= 2 && elem[elen - 1] == ';') {
+    if (dims == 0 && elem[0] == 'L' && elen >= 2 && elem[elen - 1] == ';')
         *vm = strndup(elem + 1, elen - 2);
-        /* a hidden class: JVMTI writes "Foo$$Lambda.0x1234", HotSpot's own
-         * dumper "Foo$$Lambda+0x1234" ('.' is no legal class name char) */
-        for (char *p = *vm; p && *p; p++)
-            if (*p == '.')
-                *p = '+';
-    } else {
+    else
         *vm = strdup(sig);
-    }
+    /* a hidden class: JVMTI writes "Foo$$Lambda.0x1234", HotSpot's own
+     * dumper "Foo$$Lambda+0x1234" ('.' is no legal class name char), in
+     * array descriptors too; the Java form below keeps the '+', so text and
+     * binary output spell it the same way, as HotSpot does */
+    for (char *p = *vm; p && *p; p++)
+        if (*p == '.')
+            *p = '+';
     /* Java form: dots, and [] per dimension */
     const char *base;
     size_t blen;
@@ -102,7 +103,7 @@ int cls_names_of_signature(const char *sig, char **vm, char **java)
     *java = malloc(blen + 2 * dims + 1);
     if (*java) {
         for (size_t i = 0; i < blen; i++)
-            (*java)[i] = base[i] == '/' ? '.' : base[i];
+            (*java)[i] = base[i] == '.' ? '+' : base[i] == '/' ? '.' : base[i];
         for (unsigned d = 0; d < dims; d++)
             memcpy(*java + blen + 2 * d, "[]", 2);
         (*java)[blen + 2 * dims] = 0;

@@ -15,8 +15,10 @@
 #include "fixture.h"
 #include "print.h"
 #include "hprof/hr_reader.h"
+#include "hprof/hv_readers.h"
 #include "hprof/hv_verify.h"
 #include "hu_map.h"
+#include "normalize.h"
 #include "warnlimit.h"
 
 #define HPROF_EXIT_OK 0
@@ -31,12 +33,17 @@ static const char hprof_usage[] =
     "\n"
     "commands:\n"
     "  info FILE             header, record and sub-record counts and bytes, read time\n"
-    "  verify [options] FILE report what real readers (VisualVM, jhat, shark...) choke on,\n"
-    "                        with byte offsets; exit 1 if anything is found\n"
+    "  verify [options] FILE report what real readers (VisualVM, jhat, go-hprof, py-hprof...)\n"
+    "                        choke on, with byte offsets, then which readers reject the\n"
+    "                        file and why; exit 1 if a problem is found\n"
     "      --max N           list at most N problems of each kind in full (default 10;\n"
     "                        0 = all); the table at the end counts every one\n"
     "      --ignore KIND     do not count problems of KIND (repeatable)\n"
     "      --hotspot         ignore dangling-ref, as HotSpot's own dumps (CDS) hold them\n"
+    "      --reader NAME     judge the file for one reader only: print its verdict and\n"
+    "                        reasons, exit 1 only if it rejects or misreads the file\n"
+    "                        (go-hprof, jhat, eaftan, py-hprof, visualvm; --reader help)\n"
+    "                        Without it, the verdicts of all of them end the report.\n"
     "  histo [--top N] FILE  class histogram of the heap dump: instances, shallow bytes,\n"
     "                        class name, like jmap -histo\n"
     "  sites [options] FILE  the ALLOC SITES records as the original's SITES tables, after\n"
@@ -53,6 +60,12 @@ static const char hprof_usage[] =
     "  fixture OUT [options] write a deterministic file with every record and sub-record\n"
     "                        type, for parser tests (hprof fixture --help)\n"
     "  help                  this text\n"
+    "\n"
+    "  --normalize           for histo, sites, samples and collapsed: hidden classes and\n"
+    "                        lambdas without their address and lambda counter\n"
+    "                        (Foo$$Lambda$153+0x00007fa5c4001234 -> Foo$$Lambda+<hidden>),\n"
+    "                        histo rows of one such name merged: two runs compare line\n"
+    "                        by line\n"
     "\n"
     "exit status: 0 OK, 1 problems found or the input could not be read, 2 usage error\n";
 
@@ -187,8 +200,41 @@ static int hprof_verify_ignored(const char *const *ignore, const char *kind)
     return 0;
 }
 
+static void hprof_verify_reason(void *ctx, const hv_reason *r)
+{
+    (void)ctx;
+    printf("    %s: %s\n", hv_verdict_name(r->verdict), r->message);
+}
+
+static void hprof_verify_readers_help(void)
+{
+    printf("readers that verify judges a file for (--reader NAME):\n");
+    for (unsigned i = 0; i < hv_reader_count(); i++)
+        printf("  %-10s %s\n", hv_reader_name(i), hv_reader_about(i));
+}
+
+/* The readers' verdicts: every reader, or only `only` (>= 0). Returns the
+ * worst verdict printed. */
+static hv_verdict hprof_verify_readers(const hv_result *res, int only)
+{
+    hv_verdict worst = HV_READS;
+    printf("readers:\n");
+    for (unsigned i = 0; i < hv_reader_count(); i++) {
+        if (only >= 0 && (unsigned)only != i)
+            continue;
+        hv_verdict v = hv_reader_judge(i, res, NULL, NULL);
+        printf("  %-10s %-8s the file  (%s)\n", hv_reader_name(i), hv_verdict_name(v),
+               hv_reader_about(i));
+        hv_reader_judge(i, res, hprof_verify_reason, NULL);
+        if (v > worst)
+            worst = v;
+    }
+    return worst;
+}
+
 static int hprof_cmd_verify(int argc, char **argv)
 {
+    int reader = -1;
     const char *ignore[64];
     unsigned nignore = 0;
     hv_options o;
@@ -205,6 +251,16 @@ static int hprof_cmd_verify(int argc, char **argv)
             if (nignore + 2 >= sizeof ignore / sizeof ignore[0])
                 return hprof_usage_error("too many --ignore options%s", "");
             ignore[nignore++] = argv[++i];
+        } else if (strcmp(argv[i], "--reader") == 0 && i + 1 < argc) {
+            if (strcmp(argv[++i], "help") == 0) {
+                hprof_verify_readers_help();
+                return HPROF_EXIT_OK;
+            }
+            reader = hv_reader_find(argv[i]);
+            if (reader < 0) {
+                hprof_verify_readers_help();
+                return hprof_usage_error("verify: unknown reader '%s'", argv[i]);
+            }
         } else if (strcmp(argv[i], "--hotspot") == 0) {
             ignore[nignore++] = "dangling-ref";
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -240,8 +296,13 @@ static int hprof_cmd_verify(int argc, char **argv)
     for (unsigned i = 0; i < res.nkinds; i++)
         printf("  %-32s %10" PRIu64 " %s\n", res.kinds[i].kind, res.kinds[i].count,
                res.kinds[i].severity == HR_ERROR ? "error(s)" : "warning(s)");
+    /* the summary stays the last line: scripts read it with tail -1 */
+    hv_verdict worst = hprof_verify_readers(&res, reader);
     printf("%s: %" PRIu64 " error(s), %" PRIu64 " warning(s)%s\n", path, res.errors, res.warnings,
            res.resolved_refs ? "" : " (references not resolved: the input cannot be re-read)");
+    /* --reader: the question is that reader's verdict, not the general list. */
+    if (reader >= 0)
+        return worst == HV_READS ? HPROF_EXIT_OK : HPROF_EXIT_PROBLEMS;
     return rc == 0 ? HPROF_EXIT_OK : HPROF_EXIT_PROBLEMS;
 }
 
@@ -415,12 +476,52 @@ static int hprof_histo_cmp(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+static int hprof_histo_by_name(const void *a, const void *b)
+{
+    return strcmp(((const hprof_histo_row *)a)->name, ((const hprof_histo_row *)b)->name);
+}
+
+/* --normalize: names without hidden-class addresses (normalize.h), and one
+ * row per normalized name, so that two runs give the same rows. The names
+ * are malloc'ed into *owned (h->nrows of them, free each). Returns 0, or -1
+ * when out of memory. */
+static int hprof_histo_normalize(hprof_histo *h, char ***owned)
+{
+    *owned = calloc(h->nrows ? h->nrows : 1, sizeof **owned);
+    if (!*owned)
+        return -1;
+    for (size_t i = 0; i < h->nrows; i++) {
+        const char *nm = h->row[i].name;
+        char *n = norm_dup(nm, strlen(nm), NULL);
+        if (!n)
+            return -1;
+        (*owned)[i] = n;
+        h->row[i].name = n;
+    }
+    if (h->nrows)
+        qsort(h->row, h->nrows, sizeof h->row[0], hprof_histo_by_name);
+    size_t out = 0;
+    for (size_t i = 0; i < h->nrows; i++) {
+        if (out && strcmp(h->row[out - 1].name, h->row[i].name) == 0) {
+            h->row[out - 1].count += h->row[i].count;
+            h->row[out - 1].bytes += h->row[i].bytes;
+        } else {
+            h->row[out++] = h->row[i];
+        }
+    }
+    h->nrows = out;
+    return 0;
+}
+
 static int hprof_cmd_histo(int argc, char **argv)
 {
     const char *path = NULL;
     long top = 0;
+    int normalize = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--top") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--normalize") == 0) {
+            normalize = 1;
+        } else if (strcmp(argv[i], "--top") == 0 && i + 1 < argc) {
             char *end;
             top = strtol(argv[++i], &end, 10);
             if (*end || top <= 0)
@@ -480,6 +581,13 @@ static int hprof_cmd_histo(int argc, char **argv)
             r->name = unknown_names + i * sizeof unknown;
         }
     }
+    char **owned = NULL;
+    size_t nowned = h.nrows;
+    if (normalize && hprof_histo_normalize(&h, &owned) != 0) {
+        fprintf(stderr, "hprof: out of memory\n");
+        status = HPROF_EXIT_PROBLEMS;
+        h.nrows = 0;
+    }
     if (h.nrows) /* h.row is NULL without a heap dump: qsort's pointer must not be */
         qsort(h.row, h.nrows, sizeof h.row[0], hprof_histo_cmp);
     printf(" num     #instances         #bytes  class name\n");
@@ -493,6 +601,9 @@ static int hprof_cmd_histo(int argc, char **argv)
         tb += h.row[i].bytes;
     }
     printf("Total %14" PRIu64 " %14" PRIu64 "\n", tc, tb);
+    for (size_t i = 0; owned && i < nowned; i++)
+        free(owned[i]);
+    free(owned);
     free(unknown_names);
     free(h.row);
     free(h.names);

@@ -45,6 +45,7 @@
 
 #include "hprof/hr_reader.h"
 #include "hu_map.h"
+#include "normalize.h"
 #include "superchain.h"
 #include "warnlimit.h"
 
@@ -125,6 +126,7 @@ typedef struct print_model {
     int dump_state;
 
     uint64_t nsites, nsamples; /* ALLOC SITES and CPU SAMPLES records */
+    int normalize; /* --normalize: class names without hidden-class addresses */
 } print_model;
 
 /* Grows the array whose pointer is at `pp` to hold `need` elements of
@@ -409,6 +411,14 @@ static int print_m_finish(print_model *m, const hu_map *from, hu_map *to)
                 return print_oom(m);
             print_java_name(vm, len, buf, n + 1);
         }
+        if (m->normalize) { /* --normalize: see normalize.h */
+            char *nb = norm_dup(buf, n, &n);
+            if (buf != small)
+                free(buf);
+            if (!nb)
+                return print_oom(m);
+            buf = nb;
+        }
         size_t off = print_add_str(m, buf, n);
         if (buf != small)
             free(buf);
@@ -491,6 +501,7 @@ typedef struct print_ctx {
     int last_only;  /* sites: only the last ALLOC SITES record */
     int use_sites;  /* collapsed: ALLOC SITES instead of CPU SAMPLES */
     int heap_traces; /* heap: TRACE blocks before each dump, as `hprof print` */
+    int normalize;   /* sites, samples, collapsed: --normalize (normalize.h) */
     const char *cut; /* heap: why the dumps are incomplete (print_heap_dumps_cut) */
     int oom;
     uint64_t sites_seen, dumps_seen;
@@ -1321,6 +1332,7 @@ static int print_run(print_ctx *c, const char *path, int want_heap)
 {
     print_model m;
     print_model_init(&m, path);
+    m.normalize = c->normalize;
     print_ctx_init(c, &m, stdout);
     int status = PRINT_EXIT_OK;
     char *spool = NULL;
@@ -1493,8 +1505,8 @@ int print_sites_main(int argc, char **argv)
     memset(&c, 0, sizeof c);
     c.mode = PRINT_SITES;
     const char *cutoff = NULL, *path;
-    static const char *const flags[] = {"--alloc", "--last", NULL};
-    int *const set[] = {&c.by_alloc, &c.last_only};
+    static const char *const flags[] = {"--alloc", "--last", "--normalize", NULL};
+    int *const set[] = {&c.by_alloc, &c.last_only, &c.normalize};
     static const char *const valued[] = {"--cutoff", NULL};
     const char **const val[] = {&cutoff};
     int rc = print_args(argc, argv, flags, set, valued, val, &path);
@@ -1527,7 +1539,9 @@ int print_samples_main(int argc, char **argv)
     memset(&c, 0, sizeof c);
     c.mode = PRINT_SAMPLES;
     const char *path;
-    int rc = print_args(argc, argv, NULL, NULL, NULL, NULL, &path);
+    static const char *const flags[] = {"--normalize", NULL};
+    int *const set[] = {&c.normalize};
+    int rc = print_args(argc, argv, flags, set, NULL, NULL, &path);
     return rc ? rc : print_run(&c, path, 0);
 }
 
@@ -1537,8 +1551,8 @@ int print_collapsed_main(int argc, char **argv)
     memset(&c, 0, sizeof c);
     c.mode = PRINT_COLLAPSED;
     const char *path;
-    static const char *const flags[] = {"--sites", NULL};
-    int *const set[] = {&c.use_sites};
+    static const char *const flags[] = {"--sites", "--normalize", NULL};
+    int *const set[] = {&c.use_sites, &c.normalize};
     int rc = print_args(argc, argv, flags, set, NULL, NULL, &path);
     return rc ? rc : print_run(&c, path, 0);
 }

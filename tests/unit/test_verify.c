@@ -11,14 +11,21 @@
  * (split sub-records, empty segments, unknown sub-tags) is hand-assembled.
  * Also: max_per_kind, the ignore list, a non-rewindable source (pipe), and
  * every truncation and many byte flips of a file, which must never crash.
+ * The readers' verdicts (hv_readers.h): for each reader, the baseline reads
+ * clean and each record, sub-record, header and kind in its table gives
+ * exactly the expected verdict, reason kind and offset; `hprof verify
+ * --reader` exits by that reader's verdict.
  */
 #include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include "hprof/hv_readers.h"
 #include "hprof/hv_verify.h"
 
 /* ------------------------------------------------------ problem capture */
@@ -178,6 +185,10 @@ enum { O_THREAD = 0x2000, O_FOO = 0x3000, O_SUBFOO = 0x3001, O_INTS = 0x4000, O_
 #define V_MANY_DANGLING (1ull << 27)  /* Foo[] holds 25 unknown ids */
 #define V_LEGACY_AFTER (1ull << 28)   /* legacy records after the heap dump END */
 #define V_DANGLING_FIELD (1ull << 29) /* Foo.next of the Foo instance holds 0xbeef */
+#define V_EXTRA_ROOT (1ull << 30)     /* one more sub-record: tv_extra_tag, after the roots */
+
+/* The sub-record V_EXTRA_ROOT adds (a root of O_FOO, thread 1; or HEAP DUMP INFO). */
+static uint8_t tv_extra_tag;
 
 typedef struct tv_file {
     uint8_t *data;
@@ -372,6 +383,11 @@ static void tv_build(tv_file *f, unsigned idsz, hprof_version ver, hw_heap_mode 
         hw_root(w, HPROF_GC_ROOT_JAVA_FRAME, O_FOO, rthread, 0, 0);
     hw_root(w, HPROF_GC_ROOT_JNI_GLOBAL, O_FOOS, 0, 0, 0x9999);
     hw_root(w, HPROF_GC_ROOT_STICKY_CLASS, C_OBJECT, 0, 0, 0);
+    if ((v & V_EXTRA_ROOT) && tv_extra_tag == HPROF_GC_HEAP_DUMP_INFO) {
+        CU_ASSERT_EQUAL(hw_heap_dump_info(w, 0, U_MAIN), 0);
+    } else if (v & V_EXTRA_ROOT) {
+        CU_ASSERT_EQUAL(hw_root(w, tv_extra_tag, O_FOO, 1, 0, 0x9998), 0);
+    }
     hw_heap_end(w);
 
     if (v & V_MULTI) {
@@ -1185,6 +1201,240 @@ static void test_corpus(void)
     }
 }
 
+/* ------------------------------------------------------ readers' verdicts */
+
+enum { R_GO, R_JHAT, R_EAFTAN, R_PY, R_VVM, R_N };
+static const char *const tr_names[R_N] = {"go-hprof", "jhat", "eaftan", "py-hprof", "visualvm"};
+
+typedef struct tr_col {
+    unsigned n;
+    char kind[4][24];
+    hv_verdict verdict[4];
+    uint64_t offset[4], count[4];
+    char msg[4][520];
+} tr_col;
+
+static void tr_on_reason(void *ctx, const hv_reason *r)
+{
+    tr_col *c = ctx;
+    if (c->n < 4) {
+        snprintf(c->kind[c->n], sizeof c->kind[0], "%s", r->kind);
+        c->verdict[c->n] = r->verdict;
+        c->offset[c->n] = r->offset;
+        c->count[c->n] = r->count;
+        snprintf(c->msg[c->n], sizeof c->msg[0], "%s", r->message);
+    }
+    c->n++;
+}
+
+/* Verifies `data` and checks every reader's verdict against `want` (one per
+ * reader, in tr_names order); a reader that does not read it must give one
+ * reason of `kind` (NULL: any) whose message holds `needle` (NULL: any). */
+static void tr_expect(const char *what, const uint8_t *data, size_t len, const hv_verdict *want,
+                      const char *kind, const char *needle, uint64_t off)
+{
+    tv_col col;
+    hv_result res;
+    CU_ASSERT(tv_verify(data, len, 0, NULL, &col, &res) >= 0);
+    for (unsigned i = 0; i < R_N; i++) {
+        int r = hv_reader_find(tr_names[i]);
+        CU_ASSERT_FATAL(r >= 0);
+        tr_col c;
+        memset(&c, 0, sizeof c);
+        hv_verdict v = hv_reader_judge((unsigned)r, &res, tr_on_reason, &c);
+        int ok = v == want[i] && (v == HV_READS) == (c.n == 0);
+        if (ok && v != HV_READS)
+            ok = c.n == 1 && c.verdict[0] == v && (!kind || strcmp(c.kind[0], kind) == 0) &&
+                 (!needle || strstr(c.msg[0], needle)) && (off == UINT64_MAX || c.offset[0] == off);
+        if (!ok) {
+            fprintf(stderr, "\n  [%s] %s: %s, expected %s; %u reason(s)", what, tr_names[i],
+                    hv_verdict_name(v), hv_verdict_name(want[i]), c.n);
+            for (unsigned k = 0; k < c.n && k < 4; k++)
+                fprintf(stderr, "\n    %s %s @%llu: %s", hv_verdict_name(c.verdict[k]), c.kind[k],
+                        (unsigned long long)c.offset[k], c.msg[k]);
+            fprintf(stderr, "\n");
+        }
+        CU_ASSERT(ok);
+    }
+}
+
+static void test_readers_table(void)
+{
+    CU_ASSERT_EQUAL(hv_reader_count(), R_N);
+    for (unsigned i = 0; i < R_N; i++) {
+        CU_ASSERT_EQUAL(hv_reader_find(tr_names[i]), (int)i);
+        CU_ASSERT_STRING_EQUAL(hv_reader_name(i), tr_names[i]);
+        CU_ASSERT(hv_reader_about(i) && hv_reader_about(i)[0]);
+    }
+    CU_ASSERT_EQUAL(hv_reader_find("mat"), -1);
+    CU_ASSERT_PTR_NULL(hv_reader_name(R_N));
+    CU_ASSERT_STRING_EQUAL(hv_verdict_name(HV_REJECTS), "rejects");
+}
+
+static void test_readers_records(void)
+{
+    const hv_verdict all[R_N] = {HV_READS, HV_READS, HV_READS, HV_READS, HV_READS};
+    tv_file f;
+    /* HotSpot's shape: every reader reads it, at both id sizes */
+    for (unsigned idsz = 4; idsz <= 8; idsz += 4) {
+        tv_build(&f, idsz, HPROF_VERSION_1_0_2, HW_HEAP_SEGMENTED, 0);
+        tr_expect("baseline", f.data, f.len, all, NULL, NULL, UINT64_MAX);
+        tv_free(&f);
+    }
+    /* the original agent's records: the Go reader stops at the first, which
+     * is CONTROL SETTINGS right after the 31-byte header */
+    const hv_verdict go_only[R_N] = {HV_REJECTS, HV_READS, HV_READS, HV_READS, HV_READS};
+    tv_build(&f, 8, HPROF_VERSION_1_0_2, HW_HEAP_SEGMENTED, V_LEGACY);
+    tr_expect("legacy", f.data, f.len, go_only, "record", "CONTROL SETTINGS (0x0E, 1 from offset 31)",
+              31);
+    tv_free(&f);
+    /* an unknown top-level tag: the Go and eaftan readers stop */
+    const hv_verdict go_eaftan[R_N] = {HV_REJECTS, HV_READS, HV_REJECTS, HV_READS, HV_READS};
+    tv_build(&f, 8, HPROF_VERSION_1_0_2, HW_HEAP_SEGMENTED, V_UNKNOWN_TAG);
+    tr_expect("unknown-tag", f.data, f.len, go_eaftan, "record", "(0x50, 1 from offset",
+              f.off_unknown);
+    tv_free(&f);
+    /* the Android header: jhat only */
+    const hv_verdict jhat_only[R_N] = {HV_READS, HV_REJECTS, HV_READS, HV_READS, HV_READS};
+    tv_build(&f, 4, HPROF_VERSION_1_0_3, HW_HEAP_SEGMENTED, 0);
+    tr_expect("1.0.3", f.data, f.len, jhat_only, "header", "Version string not recognized", 0);
+    tv_free(&f);
+    /* no heap dump: VisualVM only (cut before the first segment) */
+    const hv_verdict vvm_only[R_N] = {HV_READS, HV_READS, HV_READS, HV_READS, HV_REJECTS};
+    tv_build(&f, 8, HPROF_VERSION_1_0_2, HW_HEAP_SEGMENTED, 0);
+    size_t cut = (size_t)tv_rec_offset(&f, HPROF_TAG_HEAP_DUMP_SEGMENT, 0);
+    tr_expect("no-heap", f.data, cut, vvm_only, "no-heap-dump", "Invalid segment 0", UINT64_MAX);
+    tv_free(&f);
+}
+
+static void test_readers_subrecords(void)
+{
+    static const struct {
+        uint8_t tag;
+        hv_verdict want[R_N]; /* go-hprof, jhat, eaftan, py-hprof, visualvm */
+    } cases[] = {
+        {HPROF_GC_ROOT_MONITOR_USED, {HV_READS, HV_READS, HV_READS, HV_READS, HV_READS}},
+        {HPROF_GC_ROOT_UNKNOWN, {HV_REJECTS, HV_READS, HV_READS, HV_READS, HV_READS}},
+        {HPROF_GC_ROOT_NATIVE_STACK, {HV_REJECTS, HV_READS, HV_READS, HV_READS, HV_READS}},
+        {HPROF_GC_ROOT_THREAD_BLOCK, {HV_REJECTS, HV_READS, HV_READS, HV_READS, HV_READS}},
+        {HPROF_GC_ROOT_INTERNED_STRING, {HV_REJECTS, HV_REJECTS, HV_REJECTS, HV_READS, HV_READS}},
+        {HPROF_GC_ROOT_FINALIZING, {HV_REJECTS, HV_REJECTS, HV_REJECTS, HV_REJECTS, HV_READS}},
+        {HPROF_GC_ROOT_REFERENCE_CLEANUP,
+         {HV_REJECTS, HV_REJECTS, HV_REJECTS, HV_REJECTS, HV_READS}},
+        {HPROF_GC_ROOT_UNREACHABLE, {HV_REJECTS, HV_REJECTS, HV_REJECTS, HV_REJECTS, HV_READS}},
+        {HPROF_GC_ROOT_JNI_MONITOR, {HV_REJECTS, HV_REJECTS, HV_REJECTS, HV_READS, HV_REJECTS}},
+        {HPROF_GC_HEAP_DUMP_INFO, {HV_REJECTS, HV_REJECTS, HV_REJECTS, HV_READS, HV_READS}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tv_file f;
+        tv_extra_tag = cases[i].tag;
+        tv_build(&f, 8, HPROF_VERSION_1_0_2, HW_HEAP_SEGMENTED, V_EXTRA_ROOT);
+        uint64_t off = tv_sub_offset(&f, cases[i].tag,
+                                     cases[i].tag == HPROF_GC_HEAP_DUMP_INFO ? U_MAIN : O_FOO);
+        char needle[80], what[40];
+        snprintf(needle, sizeof needle, "%s (0x%02X, 1 from offset %llu)",
+                 hprof_sub_name(cases[i].tag), cases[i].tag, (unsigned long long)off);
+        snprintf(what, sizeof what, "sub 0x%02X", cases[i].tag);
+        tr_expect(what, f.data, f.len, cases[i].want, "sub-record", needle, off);
+        tv_free(&f);
+    }
+    tv_extra_tag = 0;
+}
+
+static void test_readers_kinds(void)
+{
+    tv_file f;
+    /* HotSpot's CDS dumps hold dangling ids: only py-hprof stops */
+    const hv_verdict py_only[R_N] = {HV_READS, HV_READS, HV_READS, HV_REJECTS, HV_READS};
+    tv_build(&f, 8, HPROF_VERSION_1_0_2, HW_HEAP_SEGMENTED, V_DANGLING);
+    tr_expect("dangling", f.data, f.len, py_only, "dangling-ref", "MissingObject", UINT64_MAX);
+    tv_free(&f);
+    /* a TRACE before its FRAME: the single-pass readers */
+    const hv_verdict jhat_py[R_N] = {HV_READS, HV_REJECTS, HV_READS, HV_REJECTS, HV_READS};
+    tv_build(&f, 8, HPROF_VERSION_1_0_2, HW_HEAP_SEGMENTED, V_TRACE_FIRST);
+    tr_expect("trace-first", f.data, f.len, jhat_py, "frame-after-trace", NULL, UINT64_MAX);
+    tv_free(&f);
+    /* segments without END: VisualVM and py-hprof */
+    const hv_verdict py_vvm[R_N] = {HV_READS, HV_READS, HV_READS, HV_REJECTS, HV_REJECTS};
+    tv_build(&f, 8, HPROF_VERSION_1_0_2, HW_HEAP_SEGMENTED, 0);
+    tr_expect("no-end", f.data, f.len - 9, py_vvm, "no-heap-end", NULL, f.len - 9);
+    tv_free(&f);
+    /* instances of a class without CLASS DUMP: jhat and eaftan stop,
+     * VisualVM drops them */
+    const hv_verdict nocd[R_N] = {HV_READS, HV_REJECTS, HV_REJECTS, HV_READS, HV_MISREADS};
+    tv_build(&f, 8, HPROF_VERSION_1_0_2, HW_HEAP_SEGMENTED, V_NO_CLASSDUMP);
+    tr_expect("no-classdump", f.data, f.len, nocd, "missing-class-dump", NULL, UINT64_MAX);
+    tv_free(&f);
+}
+
+/* gzip: VisualVM 2.1.5 cannot open it; the others are not judged on it. */
+static void test_readers_gzip(void)
+{
+    tv_file f;
+    tv_build(&f, 8, HPROF_VERSION_1_0_2, HW_HEAP_SEGMENTED, 0);
+    char path[] = "/tmp/test_verify_gzXXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    gzFile gz = gzdopen(fd, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(gz);
+    CU_ASSERT_EQUAL(gzwrite(gz, f.data, (unsigned)f.len), (int)f.len);
+    CU_ASSERT_EQUAL(gzclose(gz), Z_OK);
+    int err = 0;
+    hr_source *src = hr_source_file(path, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+    hv_result res;
+    CU_ASSERT_EQUAL(hv_verify(src, NULL, &res), 0);
+    hr_source_close(src);
+    unlink(path);
+    CU_ASSERT_EQUAL(res.profile.gzip, 1);
+    tr_col c;
+    memset(&c, 0, sizeof c);
+    CU_ASSERT_EQUAL(hv_reader_judge(R_VVM, &res, tr_on_reason, &c), HV_REJECTS);
+    CU_ASSERT(c.n == 1 && strcmp(c.kind[0], "gzip") == 0);
+    CU_ASSERT_EQUAL(hv_reader_judge(R_GO, &res, NULL, NULL), HV_READS);
+    tv_free(&f);
+}
+
+/* `hprof verify --reader NAME` exits by that reader's verdict alone. */
+static void test_readers_cli(void)
+{
+    tv_file f;
+    tv_build(&f, 8, HPROF_VERSION_1_0_2, HW_HEAP_SEGMENTED, V_LEGACY);
+    char path[] = "/tmp/test_verify_cliXXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT_EQUAL(write(fd, f.data, f.len), (ssize_t)f.len);
+    close(fd);
+    char cmd[1024];
+    static const struct { const char *args; int rc; } runs[] = {
+        {"--reader go-hprof", 1}, {"--reader jhat", 0}, {"--reader visualvm", 0},
+        {"", 0}, {"--reader nosuch", 2}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        snprintf(cmd, sizeof cmd, "'%s' verify %s %s >/dev/null 2>&1", HPROF_TOOL, runs[i].args,
+                 path);
+        int st = system(cmd);
+        int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        if (rc != runs[i].rc)
+            fprintf(stderr, "\n  %s: exit %d, expected %d\n", cmd, rc, runs[i].rc);
+        CU_ASSERT_EQUAL(rc, runs[i].rc);
+    }
+    /* the verdict and the first record the Go reader stops at */
+    snprintf(cmd, sizeof cmd, "'%s' verify --reader go-hprof %s 2>&1", HPROF_TOOL, path);
+    FILE *p = popen(cmd, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    char line[1024];
+    int verdict = 0, reason = 0, others = 0;
+    while (fgets(line, sizeof line, p)) {
+        verdict |= strstr(line, "go-hprof   rejects") != NULL;
+        reason |= strstr(line, "rejects: CONTROL SETTINGS (0x0E, 1 from offset 31)") != NULL;
+        others |= strstr(line, "jhat ") != NULL;
+    }
+    pclose(p);
+    CU_ASSERT(verdict && reason && !others);
+    unlink(path);
+    tv_free(&f);
+}
+
 static int tv_suites(void)
 {
     CU_pSuite s = CU_add_suite("verify", NULL, NULL);
@@ -1211,7 +1461,13 @@ static int tv_suites(void)
         !CU_add_test(s, "super_cycle", test_super_cycle) ||
         !CU_add_test(s, "class_dump_after_unload", test_class_dump_after_unload) ||
         !CU_add_test(s, "hostile", test_hostile) ||
-        !CU_add_test(s, "corpus", test_corpus))
+        !CU_add_test(s, "corpus", test_corpus) ||
+        !CU_add_test(s, "readers_table", test_readers_table) ||
+        !CU_add_test(s, "readers_records", test_readers_records) ||
+        !CU_add_test(s, "readers_subrecords", test_readers_subrecords) ||
+        !CU_add_test(s, "readers_kinds", test_readers_kinds) ||
+        !CU_add_test(s, "readers_gzip", test_readers_gzip) ||
+        !CU_add_test(s, "readers_cli", test_readers_cli))
         return -1;
     return 0;
 }

@@ -13,7 +13,10 @@
  *    This needs no second pass, so fd/stdin sources get these checks too.
  *  - pass 2 resolves object references (instance fields through the class
  *    chain, array elements, statics, loader ids, roots) against the whole
- *    dump, and captures the names (class, field) that messages print.
+ *    dump (hv_heap.c), and captures the names (class, field) that messages
+ *    print.
+ * The whole-heap checks between the passes live in hv_heap.c; the state
+ * both share is hv_ctx.h.
  * Memory is proportional to distinct ids, serials and classes (hu_map),
  * never to the bytes of the file: strings are only kept for the names the
  * messages need, truncated.
@@ -25,138 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hu_map.h"
+#include "hv_ctx.h"
 
-#define HV_MSG_MAX 640
-#define HV_NAME_MAX 160 /* longest name kept for messages */
-#define HV_NTYPES 12    /* basic type codes are < 12 */
-
-/* What kind of record uses an id or serial (for the sentences). */
-enum hv_what {
-    HV_W_LOAD_CLASS, HV_W_UNLOAD_CLASS, HV_W_FRAME, HV_W_TRACE, HV_W_SITES,
-    HV_W_START_THREAD, HV_W_END_THREAD, HV_W_SAMPLES, HV_W_ROOT, HV_W_CLASS_DUMP,
-    HV_W_INSTANCE, HV_W_OBJ_ARRAY, HV_W_PRIM_ARRAY, HV_W_HEAP_INFO
-};
-
-/* Which field of that record holds it. */
-enum hv_role {
-    HV_R_NAME, HV_R_METHOD_NAME, HV_R_METHOD_SIG, HV_R_SOURCE_FILE, HV_R_CLASS_SERIAL,
-    HV_R_TRACE, HV_R_THREAD, HV_R_FRAME, HV_R_FIELD_NAME, HV_R_STATIC_NAME, HV_R_SUPER,
-    HV_R_CLASS, HV_R_GROUP_NAME, HV_R_PARENT_GROUP_NAME, HV_R_HEAP_NAME
-};
-
-/* The namespaces whose uses are tracked until the end of pass 1. */
-enum hv_track_id {
-    HV_T_UTF8,      /* UTF8 ids */
-    HV_T_CSER,      /* class serials (LOAD CLASS) */
-    HV_T_TRACE,     /* trace serials (TRACE) */
-    HV_T_FRAME,     /* frame ids (FRAME) */
-    HV_T_THREAD,    /* thread serials, any definer (TRACE, END THREAD) */
-    HV_T_RTHREAD,   /* thread serials of per-thread roots: ROOT THREAD OBJECT only */
-    HV_T_LOADCLASS, /* class ids of CLASS DUMPs: LOAD CLASS */
-    HV_T_CD_INST,   /* class ids of INSTANCE DUMPs: CLASS DUMP, before them */
-    HV_T_CD_SUPER,  /* super class ids: CLASS DUMP, anywhere */
-    HV_T_ARRCLASS,  /* OBJ ARRAY class ids: CLASS DUMP, anywhere */
-    HV_NTRACK
-};
-
-/* One use of a key: which record, which field, where. */
-typedef struct hv_usepos {
-    uint64_t offset, aux, count;
-    uint32_t aux2;
-    uint8_t what, role;
-} hv_usepos;
-
-/* One distinct key used before (or without) its definition: its first use,
- * and its first use by a record that single-pass readers resolve on the
- * spot (only those make a late definition a problem). */
-typedef struct hv_pend {
-    uint64_t key;
-    hv_usepos first, ordered;
-} hv_pend;
-
-typedef struct hv_track {
-    hu_map *defs;  /* key -> offset of the first definition */
-    hu_map index;  /* key -> position in pend */
-    hv_pend *pend;
-    size_t npend, cap;
-} hv_track;
-
-typedef struct hv_class {
-    hprof_id id, super;
-    uint64_t offset;      /* of the CLASS DUMP */
-    uint64_t own_bytes;   /* this class's instance field bytes */
-    uint64_t chain_bytes; /* own + all supers (valid when state == HV_CHAIN_OK) */
-    size_t field0;        /* first of its fields in hv_ctx.fields */
-    uint32_t nfields;
-    uint8_t state;
-    uint8_t cycle_head; /* the first CLASS DUMP of a cycle of supers */
-} hv_class;
-
-enum { HV_CHAIN_TODO = 0, HV_CHAIN_OK = 1, HV_CHAIN_BROKEN = 2, HV_CHAIN_BUSY = 3 };
-
-typedef struct hv_fieldrec {
-    hprof_id name_id;
-    uint8_t type;
-} hv_fieldrec;
-
-/* Instances aggregated per (class, byte count): one entry, not one per object. */
-typedef struct hv_inst {
-    hprof_id class_id, first_obj;
-    uint32_t nbytes;
-    uint64_t count, offset;
-    size_t next; /* next entry of the same class + 1, or 0 */
-} hv_inst;
-
-typedef struct hv_parr {
-    uint64_t count, offset;
-    hprof_id first_obj;
-} hv_parr;
-
-/* Object kinds kept in hv_ctx.objs (for duplicate-id sentences). */
-enum { HV_OBJ_INSTANCE = 1, HV_OBJ_OBJ_ARRAY, HV_OBJ_PRIM_ARRAY, HV_OBJ_CLASS };
-
-typedef struct hv_ctx {
-    const hv_options *opt;
-    hv_result *res;
-    int pass;
-    int oom;
-    unsigned id_size;
-    hprof_version version;
-    uint64_t end_offset;
-    int android_seen; /* an Android sub-record was reported (once per file) */
-
-    hu_map utf8_defs, cser_defs, trace_defs, frame_defs, thread_defs, rthread_defs;
-    hu_map lc_defs;    /* class id -> first LOAD CLASS offset */
-    hu_map cd_defs;    /* class id -> CLASS DUMP offset */
-    hu_map lc_name;    /* class id -> name UTF8 id (first LOAD CLASS) */
-    hu_map cser_cid;   /* class serial -> class id (LOAD CLASS) */
-    hu_map unloaded;   /* class id -> offset of its UNLOAD CLASS */
-    hu_map prim_names; /* UTF8 id -> primitive type, for "[I" / "int[]" etc. */
-    hu_map objs;       /* every object and class id -> HV_OBJ_* */
-    hu_map class_idx;  /* class id -> position in classes */
-    hv_class *classes;
-    size_t nclasses, ccap;
-    hv_fieldrec *fields;
-    size_t nfields, fcap;
-    hu_map inst_idx; /* class id -> first hv_inst + 1 */
-    hv_inst *insts;
-    size_t ninsts, icap;
-    hv_parr parr[HV_NTYPES];
-    hv_track tr[HV_NTRACK];
-
-    /* heap dump structure */
-    int in_segments;      /* 0x1C seen and no 0x2C since */
-    int seen_end;         /* a 0x2C was seen */
-    int seen_0c;          /* a 0x0C was seen */
-    int reported_101;
-    uint64_t first_seg_offset;
-
-    /* names for the sentences: UTF8 id -> position in names + 1 (0: wanted) */
-    hu_map want;
-    char *names;
-    size_t nnames, ncap;
-} hv_ctx;
 
 /* ------------------------------------------------------------ reporting */
 
@@ -173,6 +46,7 @@ static hv_kind_count *hv_kind_slot(hv_result *res, const char *kind)
     k->kind = kind;
     k->severity = 0;
     k->count = 0;
+    k->offset = 0;
     return k;
 }
 
@@ -188,12 +62,13 @@ static int hv_ignored(const hv_options *o, const char *kind)
 
 /* Counts one problem; returns 1 when its sentence should be built and
  * delivered (not ignored, within max_per_kind, someone listening). */
-static int hv_count(hv_ctx *c, hr_severity sev, const char *kind)
+int hv_count(hv_ctx *c, hr_severity sev, const char *kind, uint64_t off)
 {
     hv_kind_count *k = hv_kind_slot(c->res, kind);
     uint64_t n = 1;
     if (k) {
-        k->count++;
+        if (k->count++ == 0)
+            k->offset = off;
         if (sev > k->severity)
             k->severity = sev;
         n = k->count;
@@ -209,18 +84,15 @@ static int hv_count(hv_ctx *c, hr_severity sev, const char *kind)
     return c->opt->max_per_kind == 0 || n <= c->opt->max_per_kind;
 }
 
-static void hv_deliver(hv_ctx *c, hr_severity sev, const char *kind, uint64_t off,
-                       const char *msg)
+void hv_deliver(hv_ctx *c, hr_severity sev, const char *kind, uint64_t off, const char *msg)
 {
     hv_problem p = {sev, kind, off, msg};
     c->opt->on_problem(c->opt->ctx, &p);
 }
 
-__attribute__((format(printf, 5, 6)))
-static void hv_report(hv_ctx *c, hr_severity sev, const char *kind, uint64_t off,
-                      const char *fmt, ...)
+void hv_report(hv_ctx *c, hr_severity sev, const char *kind, uint64_t off, const char *fmt, ...)
 {
-    if (!hv_count(c, sev, kind))
+    if (!hv_count(c, sev, kind, off))
         return;
     char msg[HV_MSG_MAX];
     va_list ap;
@@ -232,7 +104,7 @@ static void hv_report(hv_ctx *c, hr_severity sev, const char *kind, uint64_t off
 
 /* ---------------------------------------------------------------- names */
 
-static const char *hv_name(const hv_ctx *c, hprof_id utf8_id)
+const char *hv_name(const hv_ctx *c, hprof_id utf8_id)
 {
     uint64_t *v = hu_map_get(&c->want, utf8_id);
     return (v && *v) ? c->names + (*v - 1) : NULL;
@@ -280,7 +152,7 @@ static void hv_keep_name(hv_ctx *c, hprof_id id, const char *s, uint32_t len)
 }
 
 /* "0x1a2b (java/lang/Foo)" or "0x1a2b" when the name is unknown. */
-static const char *hv_cname(const hv_ctx *c, hprof_id class_id, char *buf, size_t n)
+const char *hv_cname(const hv_ctx *c, hprof_id class_id, char *buf, size_t n)
 {
     uint64_t *nid = hu_map_get(&c->lc_name, class_id);
     const char *name = nid ? hv_name(c, *nid) : NULL;
@@ -292,7 +164,7 @@ static const char *hv_cname(const hv_ctx *c, hprof_id class_id, char *buf, size_
 }
 
 /* Bare class name for chains: "java/lang/Foo" or "0x1a2b". */
-static const char *hv_cshort(const hv_ctx *c, hprof_id class_id, char *buf, size_t n)
+const char *hv_cshort(const hv_ctx *c, hprof_id class_id, char *buf, size_t n)
 {
     uint64_t *nid = hu_map_get(&c->lc_name, class_id);
     const char *name = nid ? hv_name(c, *nid) : NULL;
@@ -303,7 +175,7 @@ static const char *hv_cshort(const hv_ctx *c, hprof_id class_id, char *buf, size
     return buf;
 }
 
-static const char *hv_subname(unsigned tag)
+const char *hv_subname(unsigned tag)
 {
     const char *s = hprof_sub_name(tag);
     return s ? s : "sub-record";
@@ -532,7 +404,7 @@ static void hv_resolve_track(hv_ctx *c, int t)
         const hv_usepos *p = def ? &pe->ordered : &pe->first;
         const char *kind = def ? ti->after_kind : ti->missing_kind;
         hr_severity sev = def ? ti->after_sev : ti->missing_sev;
-        if (!hv_count(c, sev, kind))
+        if (!hv_count(c, sev, kind, p->offset))
             continue;
         char use[HV_NAME_MAX + 80], key[HV_NAME_MAX + 60], more[64] = "";
         hv_use_text(c, p, use, sizeof use);
@@ -831,12 +703,6 @@ static void hv_p1_record(hv_ctx *c, const hr_record *r)
     }
 }
 
-static hv_class *hv_class_of(const hv_ctx *c, hprof_id id)
-{
-    uint64_t *i = hu_map_get(&c->class_idx, id);
-    return i ? &c->classes[*i] : NULL;
-}
-
 static void hv_p1_class_dump(hv_ctx *c, const hr_sub *s)
 {
     hprof_id cid = s->u.cls.class_id;
@@ -966,10 +832,9 @@ static int hv_is_thread_root(unsigned tag)
            tag == HPROF_GC_ROOT_NATIVE_STACK || tag == HPROF_GC_ROOT_THREAD_BLOCK;
 }
 
-/* Android's sub-records (0x89-0x8E, 0x90, 0xFE): jhat-style readers stop at
- * them, and VisualVM 2.1.5 reads ROOT JNI MONITOR (0x8E) as an id alone
- * although ART writes id + thread + frame, then fails ("Invalid dump tag").
- * Reported once per file: it is a property of the file, not of each root. */
+/* Android's sub-records (0x89-0x8E, 0x90, 0xFE): which reader stops at which
+ * is hv_readers.c's table; this is the reader-neutral note, reported once
+ * per file: it is a property of the file, not of each root. */
 static void hv_p1_android(hv_ctx *c, const hr_sub *s)
 {
     switch (s->tag) {
@@ -985,9 +850,8 @@ static void hv_p1_android(hv_ctx *c, const hr_sub *s)
         return;
     c->android_seen = 1;
     hv_report(c, HR_WARNING, "android-extension", s->offset,
-              "%s (0x%02X) at offset %llu is an Android (1.0.3) heap sub-record: jhat-style "
-              "readers reject it, and VisualVM 2.1.5 misreads ROOT JNI MONITOR (0x8E); "
-              "fine for hprof-conv, shark and perflib",
+              "%s (0x%02X) at offset %llu is an Android (1.0.3) heap sub-record; most readers "
+              "of HotSpot's dumps stop at it (which ones: the readers' verdicts)",
               hprof_sub_name(s->tag), s->tag, (unsigned long long)s->offset);
 }
 
@@ -1038,327 +902,22 @@ static void hv_p1_sub(hv_ctx *c, const hr_sub *s)
     }
 }
 
-/* ------------------------------------------------------- after pass 1 */
-
-/* Reports the cycle of super classes that starts at `head` (its first
- * CLASS DUMP in the file, marked by hv_chains) once, at that CLASS DUMP's
- * offset. Run after pass 2, which gathers the class names. A reader that
- * walks the chain (instance sizes, field lists, instanceof) loops forever
- * or overflows its stack. */
-static void hv_report_cycle(hv_ctx *c, const hv_class *head)
-{
-    if (!hv_count(c, HR_ERROR, "super-cycle"))
-        return;
-    char msg[HV_MSG_MAX], chain[HV_MSG_MAX / 2], nb[HV_NAME_MAX + 8];
-    size_t len = 0, ncycle = 0;
-    chain[0] = '\0';
-    /* round the cycle back to `head`, at most 8 classes named */
-    const hv_class *q = head;
-    do {
-        if (ncycle < 8)
-            len += (size_t)snprintf(chain + len, sizeof chain - len, "%s%s", ncycle ? " -> " : "",
-                                    hv_cshort(c, q->id, nb, sizeof nb));
-        else if (ncycle == 8)
-            len += (size_t)snprintf(chain + len, sizeof chain - len, " -> ...");
-        if (len >= sizeof chain)
-            len = sizeof chain - 1;
-        ncycle++;
-        q = q->super ? hv_class_of(c, q->super) : NULL;
-    } while (q && q != head && ncycle <= c->nclasses);
-    if (ncycle <= 8)
-        snprintf(chain + len, sizeof chain - len, " -> %s", hv_cshort(c, head->id, nb, sizeof nb));
-    if (ncycle == 1)
-        snprintf(msg, sizeof msg,
-                 "CLASS DUMP of class %s at offset %llu names itself as its super class; readers "
-                 "that walk the super chain (instance sizes, field lists) never end",
-                 hv_cshort(c, head->id, nb, sizeof nb), (unsigned long long)head->offset);
-    else
-        snprintf(msg, sizeof msg,
-                 "CLASS DUMP at offset %llu starts a cycle of %zu super classes (%s); readers "
-                 "that walk the super chain (instance sizes, field lists) never end",
-                 (unsigned long long)head->offset, ncycle, chain);
-    hv_deliver(c, HR_ERROR, "super-cycle", head->offset, msg);
-}
-
-static void hv_check_cycles(hv_ctx *c)
-{
-    for (size_t i = 0; i < c->nclasses; i++)
-        if (c->classes[i].cycle_head)
-            hv_report_cycle(c, &c->classes[i]);
-}
-
-/* Computes every class's chain size once (memoised walk, so a long or
- * cyclic super chain in a hostile file costs linear time), and marks the
- * head of each cycle of super classes for hv_check_cycles. */
-static int hv_chains(hv_ctx *c)
-{
-    if (!c->nclasses)
-        return 0;
-    size_t *path = malloc(c->nclasses * sizeof *path);
-    if (!path)
-        return -1;
-    for (size_t i = 0; i < c->nclasses; i++) {
-        if (c->classes[i].state != HV_CHAIN_TODO)
-            continue;
-        size_t n = 0, cur = i;
-        int base_state;
-        uint64_t base_bytes = 0;
-        for (;;) {
-            hv_class *k = &c->classes[cur];
-            if (k->state == HV_CHAIN_OK) {
-                base_state = HV_CHAIN_OK;
-                base_bytes = k->chain_bytes;
-                break;
-            }
-            if (k->state == HV_CHAIN_BUSY) {
-                /* BUSY: on this walk's path, so the walk closed a cycle; a
-                 * class met later that leads into it finds it BROKEN */
-                size_t head = cur;
-                for (size_t j = n; j-- > 0 && path[j] != cur;)
-                    if (c->classes[path[j]].offset < c->classes[head].offset)
-                        head = path[j];
-                c->classes[head].cycle_head = 1; /* reported after pass 2 */
-                base_state = HV_CHAIN_BROKEN;
-                break;
-            }
-            if (k->state == HV_CHAIN_BROKEN) {
-                base_state = HV_CHAIN_BROKEN;
-                break;
-            }
-            k->state = HV_CHAIN_BUSY;
-            path[n++] = cur;
-            if (!k->super) {
-                base_state = HV_CHAIN_OK;
-                break;
-            }
-            uint64_t *sup = hu_map_get(&c->class_idx, k->super);
-            if (!sup) {
-                base_state = HV_CHAIN_BROKEN;
-                break;
-            }
-            cur = (size_t)*sup;
-        }
-        while (n) {
-            hv_class *k = &c->classes[path[--n]];
-            if (base_state == HV_CHAIN_OK) {
-                base_bytes += k->own_bytes;
-                k->chain_bytes = base_bytes;
-            }
-            k->state = (uint8_t)base_state;
-        }
-    }
-    free(path);
-    return 0;
-}
-
-static void hv_check_instances(hv_ctx *c)
-{
-    for (size_t i = 0; i < c->ninsts; i++) {
-        const hv_inst *e = &c->insts[i];
-        const hv_class *k = hv_class_of(c, e->class_id);
-        if (!k || k->state != HV_CHAIN_OK || k->chain_bytes == e->nbytes)
-            continue;
-        if (!hv_count(c, HR_ERROR, "instance-size-mismatch"))
-            continue;
-        char chain[HV_MSG_MAX / 2], nb[HV_NAME_MAX + 8];
-        size_t len = 0;
-        int steps = 0;
-        chain[0] = '\0';
-        for (const hv_class *q = k; q && len < sizeof chain - 1; steps++) {
-            if (steps == 8) {
-                snprintf(chain + len, sizeof chain - len, " -> ...");
-                break;
-            }
-            len += (size_t)snprintf(chain + len, sizeof chain - len, "%s%s", steps ? " -> " : "",
-                                    hv_cshort(c, q->id, nb, sizeof nb));
-            q = q->super ? hv_class_of(c, q->super) : NULL;
-        }
-        char more[80] = "";
-        if (e->count > 1)
-            snprintf(more, sizeof more, " (and %llu more instances of that class with this size)",
-                     (unsigned long long)(e->count - 1));
-        char msg[HV_MSG_MAX];
-        snprintf(msg, sizeof msg,
-                 "INSTANCE DUMP of object 0x%llx at offset %llu has %u bytes of field values but its "
-                 "class chain %s needs %llu%s; readers decode garbage values and references",
-                 (unsigned long long)e->first_obj, (unsigned long long)e->offset, e->nbytes, chain,
-                 (unsigned long long)k->chain_bytes, more);
-        hv_deliver(c, HR_ERROR, "instance-size-mismatch", e->offset, msg);
-    }
-}
-
-static void hv_check_prim_array_classes(hv_ctx *c)
-{
-    static const char *const desc[HV_NTYPES] = {
-        [HPROF_TYPE_BOOLEAN] = "[Z", [HPROF_TYPE_CHAR] = "[C", [HPROF_TYPE_FLOAT] = "[F",
-        [HPROF_TYPE_DOUBLE] = "[D", [HPROF_TYPE_BYTE] = "[B", [HPROF_TYPE_SHORT] = "[S",
-        [HPROF_TYPE_INT] = "[I", [HPROF_TYPE_LONG] = "[J"};
-    int found[HV_NTYPES] = {0};
-    hprof_id cls[HV_NTYPES] = {0};
-    size_t it = 0;
-    uint64_t cid, nid;
-    while (hu_map_next(&c->lc_name, &it, &cid, &nid)) {
-        uint64_t *t = hu_map_get(&c->prim_names, nid);
-        if (!t || *t >= HV_NTYPES)
-            continue;
-        int has_dump = hu_map_get(&c->cd_defs, cid) != NULL;
-        if (has_dump) {
-            found[*t] = 2;
-            cls[*t] = cid;
-        } else if (!found[*t]) {
-            found[*t] = 1;
-            cls[*t] = cid;
-        }
-    }
-    for (unsigned t = 0; t < HV_NTYPES; t++) {
-        if (!c->parr[t].count || found[t] == 2 || !desc[t])
-            continue;
-        const hv_parr *pa = &c->parr[t];
-        if (found[t] == 0)
-            hv_report(c, HR_ERROR, "missing-array-class", pa->offset,
-                      "PRIM ARRAY DUMP of object 0x%llx at offset %llu (%llu %s arrays in all) has "
-                      "no array class: no LOAD CLASS names %s or %s[]; VisualVM fails with "
-                      "\"Invalid type %u\"",
-                      (unsigned long long)pa->first_obj, (unsigned long long)pa->offset,
-                      (unsigned long long)pa->count, hprof_type_name(t), desc[t],
-                      hprof_type_name(t), t);
-        else
-            hv_report(c, HR_ERROR, "missing-array-class", pa->offset,
-                      "PRIM ARRAY DUMP of object 0x%llx at offset %llu (%llu %s arrays in all): its "
-                      "array class 0x%llx has a LOAD CLASS but no CLASS DUMP; VisualVM fails with "
-                      "\"Invalid type %u\"",
-                      (unsigned long long)pa->first_obj, (unsigned long long)pa->offset,
-                      (unsigned long long)pa->count, hprof_type_name(t),
-                      (unsigned long long)cls[t], t);
-    }
-}
-
-/* --------------------------------------------------------------- pass 2 */
-
-static int hv_known(const hv_ctx *c, hprof_id id)
-{
-    return id == 0 || hu_map_get(&c->objs, id) != NULL;
-}
-
-static void hv_dangling(hv_ctx *c, uint64_t off, hprof_id ref, const char *where)
-{
-    if (!hv_count(c, HR_WARNING, "dangling-ref"))
-        return;
-    char msg[HV_MSG_MAX];
-    snprintf(msg, sizeof msg,
-             "%s at offset %llu holds 0x%llx, which is not the id of any object or class in the "
-             "dump; readers show it as an unresolved reference",
-             where, (unsigned long long)off, (unsigned long long)ref);
-    hv_deliver(c, HR_WARNING, "dangling-ref", off, msg);
-}
-
-static void hv_p2_instance(hv_ctx *c, const hr_sub *s)
-{
-    const hv_class *k = hv_class_of(c, s->u.inst.class_id);
-    /* A wrong size was reported in pass 1; decoding it would only add noise. */
-    if (!k || k->state != HV_CHAIN_OK || k->chain_bytes != s->u.inst.nbytes)
-        return;
-    const uint8_t *v = s->u.inst.values;
-    uint64_t pos = 0;
-    for (const hv_class *q = k; q; q = q->super ? hv_class_of(c, q->super) : NULL) {
-        for (uint32_t i = 0; i < q->nfields; i++) {
-            const hv_fieldrec *f = &c->fields[q->field0 + i];
-            unsigned sz = hprof_type_size(f->type, c->id_size);
-            if (f->type == HPROF_TYPE_OBJECT) {
-                hprof_id ref = hr_get_id(v + pos, c->id_size);
-                if (!hv_known(c, ref)) {
-                    char where[HV_MSG_MAX / 2], cb[HV_NAME_MAX + 40];
-                    const char *fname = hv_name(c, f->name_id);
-                    char fb[40];
-                    if (!fname) {
-                        snprintf(fb, sizeof fb, "0x%llx", (unsigned long long)f->name_id);
-                        fname = fb;
-                    }
-                    snprintf(where, sizeof where, "Field %s of class %s in INSTANCE DUMP of object 0x%llx",
-                             fname, hv_cname(c, q->id, cb, sizeof cb),
-                             (unsigned long long)s->u.inst.id);
-                    hv_dangling(c, s->offset, ref, where);
-                }
-            }
-            pos += sz;
-        }
-    }
-}
-
-static void hv_p2_class_dump(hv_ctx *c, const hr_sub *s)
-{
-    char where[HV_MSG_MAX / 2], cb[HV_NAME_MAX + 40];
-    hprof_id cid = s->u.cls.class_id;
-    const struct { hprof_id id; const char *what; } refs[] = {
-        {s->u.cls.loader_id, "class loader"},
-        {s->u.cls.signers_id, "signers"},
-        {s->u.cls.protection_domain_id, "protection domain"},
-    };
-    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
-        if (hv_known(c, refs[i].id))
-            continue;
-        snprintf(where, sizeof where, "The %s of CLASS DUMP of class %s", refs[i].what,
-                 hv_cname(c, cid, cb, sizeof cb));
-        hv_dangling(c, s->offset, refs[i].id, where);
-    }
-    const uint8_t *p = s->u.cls.statics;
-    for (uint16_t i = 0; i < s->u.cls.nstatics && p; i++) {
-        hr_static st;
-        p = hr_class_static_next(p, c->id_size, &st);
-        if (st.type != HPROF_TYPE_OBJECT || hv_known(c, st.value))
-            continue;
-        const char *sname = hv_name(c, st.name_id);
-        char sb[40];
-        if (!sname) {
-            snprintf(sb, sizeof sb, "0x%llx", (unsigned long long)st.name_id);
-            sname = sb;
-        }
-        snprintf(where, sizeof where, "Static field %s of CLASS DUMP of class %s", sname,
-                 hv_cname(c, cid, cb, sizeof cb));
-        hv_dangling(c, s->offset, st.value, where);
-    }
-}
-
-static void hv_p2_sub(hv_ctx *c, const hr_sub *s)
-{
-    char where[160];
-    switch (s->tag) {
-    case HPROF_GC_CLASS_DUMP:
-        hv_p2_class_dump(c, s);
-        break;
-    case HPROF_GC_INSTANCE_DUMP:
-        hv_p2_instance(c, s);
-        break;
-    case HPROF_GC_OBJ_ARRAY_DUMP: /* one part of the elements (hr_sub.part) */
-        for (uint32_t i = 0; i < s->u.oarr.count; i++) {
-            hprof_id ref = hr_get_id(s->u.oarr.elems + (size_t)i * c->id_size, c->id_size);
-            if (hv_known(c, ref))
-                continue;
-            snprintf(where, sizeof where, "Element %u of OBJ ARRAY DUMP of object 0x%llx",
-                     s->u.oarr.first + i, (unsigned long long)s->u.oarr.id);
-            hv_dangling(c, s->offset, ref, where);
-        }
-        break;
-    case HPROF_GC_PRIM_ARRAY_DUMP:
-    case HPROF_GC_HEAP_DUMP_INFO:
-        break;
-    default:
-        /* Every other sub-record is a root whose `id` is an object. */
-        if (!hv_known(c, s->u.root.id)) {
-            snprintf(where, sizeof where, "%s", hv_subname(s->tag));
-            hv_dangling(c, s->offset, s->u.root.id, where);
-        }
-        break;
-    }
-}
 
 /* ------------------------------------------------------------ callbacks */
+
+/* Notes one record or sub-record in the profile the readers are judged on. */
+static void hv_seen_note(hv_seen *s, uint64_t offset)
+{
+    if (s->count++ == 0)
+        s->first = offset;
+}
 
 static int hv_on_header(void *ctx, const hr_header *h)
 {
     hv_ctx *c = ctx;
     c->id_size = h->id_size;
     c->version = h->version;
+    c->res->profile.version = h->version;
     /* The parser reports a bad header itself; ids of other sizes cannot be
      * decoded safely, so stop there. */
     if (h->id_size != 4 && h->id_size != 8)
@@ -1369,10 +928,12 @@ static int hv_on_header(void *ctx, const hr_header *h)
 static int hv_on_record(void *ctx, const hr_record *r)
 {
     hv_ctx *c = ctx;
-    if (c->pass == 1)
+    if (c->pass == 1) {
+        hv_seen_note(&c->res->profile.top[r->tag], r->offset);
         hv_p1_record(c, r);
-    else if (r->tag == HPROF_TAG_UTF8 && hv_decoded(c, r))
+    } else if (r->tag == HPROF_TAG_UTF8 && hv_decoded(c, r)) {
         hv_keep_name(c, r->u.utf8.id, r->u.utf8.str, r->u.utf8.len);
+    }
     return c->oom;
 }
 
@@ -1380,10 +941,12 @@ static int hv_on_sub(void *ctx, const hr_sub *s)
 {
     hv_ctx *c = ctx;
     if (c->pass == 1) {
-        if (!s->part) /* later parts of an object array: only its elements */
+        if (!s->part) { /* later parts of an object array: only its elements */
+            hv_seen_note(&c->res->profile.sub[s->tag], s->offset);
             hv_p1_sub(c, s);
+        }
     } else {
-        hv_p2_sub(c, s);
+        hv_heap_p2_sub(c, s);
     }
     return c->oom;
 }
@@ -1395,7 +958,7 @@ static void hv_on_parser_problem(void *ctx, hr_severity sev, const char *kind, u
     /* Pass 2 reads the same bytes: its structural problems are repeats. */
     if (c->pass != 1)
         return;
-    if (hv_count(c, sev, kind))
+    if (hv_count(c, sev, kind, offset))
         hv_deliver(c, sev, kind, offset, msg);
 }
 
@@ -1477,11 +1040,12 @@ int hv_verify(hr_source *src, const hv_options *o, hv_result *res)
         return -1;
     }
     c->pass = 1;
+    res->profile.gzip = hr_source_is_gzip(src);
     res->parse_status = hr_parse(src, &cb, c, st);
     c->end_offset = st->bytes;
     free(st);
     int rc = 0;
-    if (c->oom || hv_chains(c) != 0) {
+    if (c->oom || hv_heap_chains(c) != 0) {
         rc = -1;
         goto out;
     }
@@ -1499,9 +1063,9 @@ int hv_verify(hr_source *src, const hv_options *o, hv_result *res)
 
     for (int t = 0; t < HV_NTRACK; t++)
         hv_resolve_track(c, t);
-    hv_check_cycles(c);
-    hv_check_instances(c);
-    hv_check_prim_array_classes(c);
+    hv_heap_check_cycles(c);
+    hv_heap_check_instances(c);
+    hv_heap_check_prim_array_classes(c);
     /* A truncated file already says why it has no END. */
     if (c->in_segments && res->parse_status == HR_OK)
         hv_report(c, HR_ERROR, "no-heap-end", c->end_offset,

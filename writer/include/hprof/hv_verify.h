@@ -1,6 +1,6 @@
 /*
  * hv_verify.h: the verifier: what real HPROF readers (VisualVM, jhat-style
- * single-pass readers, shark, perflib) choke on, reported with byte offsets.
+ * single-pass readers) choke on, reported with byte offsets.
  *
  * It runs the reader over a source (twice when the source can be rewound,
  * so that references can be resolved against the whole dump) and reports
@@ -17,7 +17,9 @@
  *                   missing-load-class, duplicate-id
  *   layout:         instance-size-mismatch, super-cycle, sites-total-mismatch,
  *                   samples-total-mismatch
- *   compatibility:  android-extension (Android sub-records: once per file)
+ *   compatibility:  android-extension (Android sub-records: once per file);
+ *                   which of the common readers reject the file, and why, is
+ *                   judged from the result by hv_readers.h
  *   ordering:       utf8-after-use, frame-after-trace, class-dump-after-instance,
  *                   load-class-after-class-dump, root-before-thread-object,
  *                   class-dump-after-unload
@@ -55,7 +57,23 @@ typedef struct hv_kind_count {
     const char *kind;
     hr_severity severity;
     uint64_t count;
+    uint64_t offset; /* of the first one counted */
 } hv_kind_count;
+
+/* Where a kind of record first appears, and how often: what the readers'
+ * rules (hv_readers.h) are judged on. */
+typedef struct hv_seen {
+    uint64_t count;
+    uint64_t first; /* byte offset of the first one */
+} hv_seen;
+
+/* The shape of the file, as far as readers care: filled by pass 1. */
+typedef struct hv_profile {
+    hprof_version version;   /* 0: the magic was not recognised */
+    int gzip;                /* the source is gzip-compressed */
+    hv_seen top[256];        /* top-level records by tag */
+    hv_seen sub[256];        /* heap dump sub-records by tag */
+} hv_profile;
 
 typedef struct hv_result {
     uint64_t errors;   /* not counting ignored kinds */
@@ -64,6 +82,7 @@ typedef struct hv_result {
     int resolved_refs; /* 1 if the second (reference) pass ran */
     unsigned nkinds;   /* per-kind totals, including ignored kinds */
     hv_kind_count kinds[64];
+    hv_profile profile;
 } hv_result;
 
 HPROF_API void hv_options_init(hv_options *o);

@@ -107,7 +107,7 @@ typedef struct hd_state {
     hu_map mirror_set;    /* Class objects of no registered class (tags) */
     hdm_state mirrors;    /* what mirrors hold in their own fields (hdmirror.h) */
     jlong self_tag;       /* the dumping thread's object: its JNI locals are ours */
-    int jvmti_roots;      /* roots=jvmti: every root kind as JVMTI reports it */
+    int jvmti_roots;      /* shape=original: every root kind as JVMTI reports it */
     uint32_t object_class; /* index of java.lang.Object: every interface's super */
     uint32_t vthread_class; /* index of java.lang.VirtualThread, 0 if none (hdvthread.h) */
     jlong vt_cur;         /* the mounted virtual thread whose frames the walk reports */

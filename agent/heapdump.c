@@ -330,7 +330,7 @@ static uint32_t hd_thread_root(hd_state *st, jlong ttag)
     return ser;
 }
 
-/* A root as the original agent wrote it (roots=jvmti): every JVMTI kind,
+/* A root as the original agent wrote it (shape=original): every JVMTI kind,
  * ROOT UNKNOWN for what has none. */
 static void hd_root_jvmti(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
                           jlong tag, hprof_id id, int is_class, uint32_t tser)
@@ -372,7 +372,7 @@ static void hd_root_jvmti(hd_state *st, jvmtiHeapReferenceKind kind, const jvmti
  * class loader data and its own handles hold, preallocated errors...;
  * MONITOR; OTHER) is held by the VM through OopStorage handles, which is
  * what a JNI global reference is in HotSpot: written as JNI GLOBAL, so every
- * object stays reachable. Never written (roots=jvmti neither): the JNI
+ * object stays reachable. Never written (shape=original neither): the JNI
  * locals of the dumping thread (the agent's own references, which HotSpot's
  * dumper, run by the VM thread, has not) and the agent's references to the
  * mirrors and what they hold (hdmirror.h), reachable from their classes
@@ -1064,7 +1064,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     hu_map_init(&st.alias);
     hu_map_init(&st.aliased);
     hdm_init(&st.mirrors);
-    st.jvmti_roots = g_hp.o.roots_jvmti;
+    st.jvmti_roots = g_hp.o.shape_original;
     hl_init(&st.late);
     uint32_t *loaded = NULL;
     int rc = -1, tfd = -1, afd = -1, walked = 0;

@@ -26,7 +26,7 @@
  * text file; in binary, each dump after the first is a file of its own.
  *
  * Roots: only the kinds HotSpot's dumper writes (heapdump.c's hd_root), or
- * with roots=jvmti every kind as JVMTI reports it.
+ * with shape=original every kind as JVMTI reports it.
  *
  * Object ids are the object tags: a heap=sites tag (site << 32 | sequence;
  * such objects carry their allocation trace) or a tag the dump gives

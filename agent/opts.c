@@ -32,7 +32,7 @@ typedef enum {
     K_NUM,      /* debug numbers, C syntax (decimal, 0x hex, 0 octal) */
     K_SAMPLE,
     K_IDSIZE,
-    K_ROOTS,
+    K_SHAPE,
     K_NETTIMEOUT,
     K_REMOVED,  /* exitpause, precrash */
 } kind;
@@ -69,7 +69,7 @@ static const optdef defs[] = {
       "a number of bytes from 0 to 2147483647, optionally with a suffix k or m "
       "(0 counts every allocation)" },
     { "idsize", K_IDSIZE, 0, "4 or 8" },
-    { "roots", K_ROOTS, 0, "hotspot or jvmti" },
+    { "shape", K_SHAPE, 0, "hotspot or original" },
     /* Not listed in the unknown-option message from here on. */
     YN("gc_okay", gc_okay),
     YN("primfields", primfields),
@@ -455,11 +455,11 @@ static int apply(opts *o, const char *name, const char *value, int *file_or_net,
         else
             break;
         return 0;
-    case K_ROOTS:
+    case K_SHAPE:
         if (strcmp(value, "hotspot") == 0)
-            o->roots_jvmti = 0;
-        else if (strcmp(value, "jvmti") == 0)
-            o->roots_jvmti = 1;
+            o->shape_original = 0;
+        else if (strcmp(value, "original") == 0)
+            o->shape_original = 1;
         else
             break;
         return 0;
@@ -621,8 +621,10 @@ static const struct {
     { "", "one sample per N allocated bytes (suffix k or", "" },
     { "", "m allowed), cheaper, figures are estimates", "" },
     { "idsize=4|8", "size of object IDs in binary output, in bytes", "8" },
-    { "roots=hotspot|jvmti", "heap dump roots: only HotSpot's kinds, or", "hotspot" },
-    { "", "every kind JVMTI reports (the original's)", "" },
+    { "shape=hotspot|original", "binary heap dumps as HotSpot writes them", "hotspot" },
+    { "", "(its root kinds and records only), or as", "" },
+    { "", "the original did (every JVMTI root kind,", "" },
+    { "", "CONTROL SETTINGS, THREAD START/END)", "" },
 };
 
 void opts_usage(FILE *out)

@@ -100,10 +100,13 @@ typedef struct opts {
                                        exactly (default); N samples every N bytes
                                        on average and the figures are estimates */
     unsigned id_size;               /* idsize=4|8, default 8; binary output only */
-    int roots_jvmti;                /* roots=hotspot|jvmti, default hotspot: heap
-                                       dumps write only the root kinds HotSpot's
-                                       dumper writes; jvmti: every kind JVMTI
-                                       reports, as the original did */
+    int shape_original;             /* shape=hotspot|original, default hotspot:
+                                       heap dumps hold only the root kinds
+                                       HotSpot's dumper writes, and a binary
+                                       file that holds only heap dumps only
+                                       HotSpot's records; original: every root
+                                       kind JVMTI reports, CONTROL SETTINGS and
+                                       THREAD START/END, as the original did */
     unsigned net_timeout_s;         /* nettimeout= (test option, see above) */
     int help;                       /* the option string was exactly "help" */
     char *options;                  /* the full option string (after the env

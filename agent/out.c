@@ -45,8 +45,20 @@ struct hp_out {
     int reported;     /* the latched error was printed */
     int closed;       /* out_close ran: everything after is dropped */
     int dumping;       /* a heap dump holds the output (out_dump_begin..end) */
+    int hotspot_records; /* binary, heap dumps alone: no CONTROL SETTINGS, no
+                            THREAD START/END (out_hotspot_records) */
     uint32_t messages; /* in-band messages written (out_message) */
 };
+
+/* Whether the binary output holds heap dumps and nothing else, written
+ * with HotSpot's records only (shape=hotspot, a file): its dumper writes no
+ * CONTROL SETTINGS and no THREAD START/END, and some readers stop at them.
+ * net= keeps them: a front end may ask for more than dumps. */
+static int out_hotspot_records(void)
+{
+    return g_hp.o.binary && !g_hp.o.shape_original && g_hp.net_fd < 0 && g_hp.o.heap_dump &&
+           !g_hp.o.heap_sites && g_hp.o.cpu == OPTS_CPU_OFF && !g_hp.o.monitor;
+}
 
 /* Whether to report the writer's first error `e` now (once): not when the
  * net= sink failed with it, which said so already, naming the front end. */
@@ -310,12 +322,17 @@ int out_open(void)
             hp_error("cannot start the binary output %s: %s", g_hp.outname, strerror(err));
             return -1;
         }
-        uint32_t flags = 0;
-        if (g_hp.o.heap_sites || g_hp.o.heap_dump)
-            flags |= HPROF_CTRL_ALLOC_TRACES;
-        if (g_hp.o.cpu == OPTS_CPU_SAMPLES)
-            flags |= HPROF_CTRL_CPU_SAMPLING;
-        hw_control_settings(o->w, flags, (uint16_t)(g_hp.o.depth > 0xFFFF ? 0xFFFF : g_hp.o.depth));
+        /* a file of heap dumps alone holds HotSpot's records only (readers
+         * such as google/hprof-parser stop at any other) */
+        o->hotspot_records = out_hotspot_records();
+        if (!o->hotspot_records) {
+            uint32_t flags = 0;
+            if (g_hp.o.heap_sites || g_hp.o.heap_dump)
+                flags |= HPROF_CTRL_ALLOC_TRACES;
+            if (g_hp.o.cpu == OPTS_CPU_SAMPLES)
+                flags |= HPROF_CTRL_CPU_SAMPLING;
+            hw_control_settings(o->w, flags, (uint16_t)(g_hp.o.depth > 0xFFFF ? 0xFFFF : g_hp.o.depth));
+        }
         /* the empty system trace, used by everything that has no stack:
          * defined before any record refers to it */
         hp_trace *sys = trace_at(1);
@@ -446,14 +463,16 @@ void out_thread_start(uint32_t serial, uint64_t obj, const char *name, const cha
     if (!o)
         return;
     uint32_t n = 0, gname = 0, pname = 0;
-    if (o->w) {
+    if (o->w && !o->hotspot_records) {
         n = out_name(name);
         gname = out_name(group);
         pname = out_name(parent);
     }
     if (!out_begin()) /* the same output, now locked */
         return;
-    if (o->w) {
+    if (o->w && o->hotspot_records) {
+        /* none: the heap dump's THREAD OBJECT roots name its threads */
+    } else if (o->w) {
         out_utf8(o, n);
         out_utf8(o, gname);
         out_utf8(o, pname);
@@ -474,7 +493,9 @@ void out_thread_end(uint32_t serial)
     hp_out *o = out_begin();
     if (!o)
         return;
-    if (o->w) {
+    if (o->w && o->hotspot_records) {
+        /* none, as for THREAD START */
+    } else if (o->w) {
         hw_end_thread(o->w, serial);
         out_report_writer(o);
     } else if (o->buf && g_hp.o.cpu != OPTS_CPU_OLD) {

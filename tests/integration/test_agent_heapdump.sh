@@ -39,7 +39,7 @@
 #  - the shape HotSpot's readers expect, against HotSpot's dump of the same
 #    moment (MirrorDemo; HeapDemo's too): only the root kinds HotSpot writes
 #    (JNI GLOBAL, JNI LOCAL, JAVA FRAME, STICKY CLASS, THREAD OBJECT), and
-#    with roots=jvmti the original's (ROOT UNKNOWN among them); the same
+#    with shape=original the original's (ROOT UNKNOWN among them); the same
 #    super class for every class (interfaces: java.lang.Object), and a
 #    loader wherever HotSpot's names one, by dump_compare.py over `hprof
 #    print`; objects held only by Class objects'
@@ -165,7 +165,21 @@ for JDK in $FOUND_JDKS; do
     DEMO="MirrorDemo 20 90" run_demo m$V "heap=dump,format=b,doe=n,file=$WORK/m$V.hprof"
     "$HPROF" verify m$V.hprof >m$V.verify || fail "hprof verify: $(tail -5 m$V.verify)"
     grep -q ': 0 error(s), 0 warning(s)$' m$V.verify || fail "hprof verify: $(tail -3 m$V.verify)"
+    # hotspot_records FILE: FILE's top-level record kinds, HotSpot's only
+    # (google/hprof-parser stops at CONTROL SETTINGS and THREAD START/END)
+    hotspot_records() {
+        local k
+        k=$("$HPROF" info "$1" | awk '/^record /{on=1; next} on && NF==0 {exit} on && $1 != "total" { NF -= 2; print }' |
+            sort -u | tr '\n' ',')
+        echo "$k" | grep -q 'HEAP DUMP' || fail "$1: no heap dump record: $k"
+        echo "$k" | tr ',' '\n' | grep -v '^$' |
+            grep -vxE 'UTF8|LOAD CLASS|FRAME|TRACE|HEAP DUMP|HEAP DUMP SEGMENT|HEAP DUMP END' |
+            sed 's/^/   other record kind: /' | grep . && fail "$1: records HotSpot's dumper does not write: $k"
+        echo "$k"
+    }
     for f in m$V.hotspot.hprof m$V.hprof d$V.hprof; do
+        echo "   $f: records $(hotspot_records $f)"
+        "$HPROF" verify --reader go-hprof $f >$f.go || fail "verify --reader go-hprof $f: $(tail -3 $f.go)"
         hotspot_roots $f >$f.kinds
         echo "   $f: $(cat $f.kinds)"
     done
@@ -196,12 +210,15 @@ for JDK in $FOUND_JDKS; do
     vvm m$V.hotspot.hprof --mirror-name int 'MirrorDemo$Val=20' >m$V.hs.vvm 2>&1 ||
         fail "VisualVM on HotSpot's MirrorDemo dump (the checker itself): $(grep -E 'FAIL|Exception' m$V.hs.vvm | cut -c1-300 | head -5)"
     grep '^  ok' m$V.vvm | cut -c1-100 | sed 's/^ */   VisualVM: /'
-    NOHS=1 DEMO="MirrorDemo 20 90" run_demo r$V "heap=dump,format=b,doe=n,roots=jvmti,file=$WORK/r$V.hprof"
+    NOHS=1 DEMO="MirrorDemo 20 90" run_demo r$V "heap=dump,format=b,doe=n,shape=original,file=$WORK/r$V.hprof"
     unknown=$("$HPROF" info r$V.hprof | awk '$1 == "ROOT" && $2 == "UNKNOWN" { print $3 }')
-    [ -n "$unknown" ] && [ "$unknown" -gt 0 ] || fail "roots=jvmti: no ROOT UNKNOWN (the original's kinds)"
+    [ -n "$unknown" ] && [ "$unknown" -gt 0 ] || fail "shape=original: no ROOT UNKNOWN (the original's kinds)"
     "$HPROF" verify --max 1 r$V.hprof >r$V.verify 2>&1 || true
     grep -q 'error(s)' r$V.verify || fail "hprof verify r$V.hprof: $(tail -3 r$V.verify)"
-    echo "   ok: roots=jvmti writes the original's kinds ($unknown ROOT UNKNOWN)"
+    for rec in 'CONTROL SETTINGS' 'START THREAD'; do
+        "$HPROF" info r$V.hprof | grep -q "^$rec " || fail "shape=original: no $rec record (the original's)"
+    done
+    echo "   ok: shape=original writes the original's kinds ($unknown ROOT UNKNOWN) and records"
 
     if [ "$V" -ge 21 ]; then
         step "virtual threads: the mounted one's THREAD OBJECT, stack and frame roots, as HotSpot's"

@@ -19,7 +19,7 @@ set -euo pipefail
 # ---------------------------------------------------------------- the test
 compile SitesDemo
 AGENT_DIR=$(dirname "$AGENT")
-OPTIONS="heap cpu monitor format file net depth interval cutoff lineno thread doe msa force verbose sample idsize roots gc_okay"
+OPTIONS="heap cpu monitor format file net depth interval cutoff lineno thread doe msa force verbose sample idsize shape gc_okay"
 
 # bad OPTSTRING NAME: the JVM refuses to start (exit 1) with an HPROF ERROR naming NAME
 bad() {
@@ -81,7 +81,7 @@ for JDK in $FOUND_JDKS; do
     bad sample=lots sample
     bad sample=-5 sample
     bad idsize=3 idsize
-    bad roots=original roots
+    bad shape=jvmti shape
     bad gc_okay=x gc_okay
     bad logflags=zz logflags
     bad exitpause=y exitpause

@@ -445,19 +445,20 @@ static void test_sample_idsize(void)
     opts_cleanup(&o);
 }
 
-static void test_roots(void)
+static void test_shape(void)
 {
     opts o;
     opts_init(&o);
-    CU_ASSERT_EQUAL(o.roots_jvmti, 0); /* HotSpot's root kinds by default */
-    CU_ASSERT_EQUAL_FATAL(ok(&o, "heap=dump,roots=jvmti", NULL), 0);
-    CU_ASSERT_EQUAL(o.roots_jvmti, 1);
-    CU_ASSERT_EQUAL_FATAL(ok(&o, "heap=dump,roots=hotspot", NULL), 0);
-    CU_ASSERT_EQUAL(o.roots_jvmti, 0);
-    const char *rbad[] = { "roots=JVMTI", "roots=original", "roots=", "roots=hotspot " };
+    CU_ASSERT_EQUAL(o.shape_original, 0); /* HotSpot's root kinds by default */
+    CU_ASSERT_EQUAL_FATAL(ok(&o, "heap=dump,shape=original", NULL), 0);
+    CU_ASSERT_EQUAL(o.shape_original, 1);
+    CU_ASSERT_EQUAL_FATAL(ok(&o, "heap=dump,shape=hotspot", NULL), 0);
+    CU_ASSERT_EQUAL(o.shape_original, 0);
+    const char *rbad[] = { "shape=ORIGINAL", "shape=jvmti", "shape=", "shape=hotspot " };
     for (size_t i = 0; i < sizeof rbad / sizeof rbad[0]; i++)
-        bad(rbad[i], NULL, "roots", (char *)NULL);
-    bad("roots=all", NULL, "roots=all", "roots must be hotspot or jvmti", (char *)NULL);
+        bad(rbad[i], NULL, "shape", (char *)NULL);
+    bad("shape=all", NULL, "shape=all", "shape must be hotspot or original", (char *)NULL);
+    bad("roots=jvmti", NULL, "roots", (char *)NULL); /* no such option */
     opts_cleanup(&o);
 }
 
@@ -841,7 +842,7 @@ static int add_suites(void)
         !CU_add_test(s, "cross-checks", test_cross_checks) ||
         !CU_add_test(s, "error buffer", test_error_buffer) ||
         !CU_add_test(s, "environment", test_env) ||
-        !CU_add_test(s, "roots", test_roots) ||
+        !CU_add_test(s, "shape", test_shape) ||
         !CU_add_test(s, "help", test_help) ||
         !CU_add_test(s, "usage text", test_usage) ||
         !CU_add_test(s, "output name", test_output_name))

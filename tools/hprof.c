@@ -263,6 +263,7 @@ typedef struct hprof_histo {
     hprof_histo_row *row;
     size_t nrows, caprows;
     hprof_id prim_class[16]; /* element type -> class id of "[I"/"int[]" */
+    uint64_t nheap; /* HEAP DUMP and HEAP DUMP SEGMENT records */
     int oom;
 } hprof_histo;
 
@@ -291,6 +292,8 @@ static int hprof_prim_type_of(const char *s, size_t n)
 static int hprof_histo_record(void *ctx, const hr_record *r)
 {
     hprof_histo *h = ctx;
+    if (r->tag == HPROF_TAG_HEAP_DUMP || r->tag == HPROF_TAG_HEAP_DUMP_SEGMENT)
+        h->nheap++;
     if (r->tag == HPROF_TAG_UTF8 && r->body) {
         size_t n = r->u.utf8.len;
         if (h->names_len + n + 1 > h->names_cap) {
@@ -456,6 +459,11 @@ static int hprof_cmd_histo(int argc, char **argv)
                         "(run 'hprof verify %s')\n", path, path);
         status = HPROF_EXIT_PROBLEMS;
     }
+    if (!h.oom && !h.nheap) { /* an empty table would read as an empty heap */
+        fprintf(stderr, "hprof: %s has no heap dump (written with heap=dump or heap=all, or by "
+                        "jcmd GC.heap_dump)\n", path);
+        status = HPROF_EXIT_PROBLEMS;
+    }
     char unknown[64];
     char *unknown_names = NULL;
     if (h.nrows) {
@@ -482,17 +490,19 @@ static int hprof_cmd_histo(int argc, char **argv)
     }
     if (h.nrows) /* h.row is NULL without a heap dump: qsort's pointer must not be */
         qsort(h.row, h.nrows, sizeof h.row[0], hprof_histo_cmp);
-    printf(" num     #instances         #bytes  class name\n");
-    printf("----------------------------------------------\n");
-    uint64_t tc = 0, tb = 0;
-    for (size_t i = 0; i < h.nrows; i++) {
-        if (!top || (long)i < top)
-            printf("%4zu: %14" PRIu64 " %14" PRIu64 "  %s\n", i + 1, h.row[i].count, h.row[i].bytes,
-                   h.row[i].name);
-        tc += h.row[i].count;
-        tb += h.row[i].bytes;
+    if (h.nheap) {
+        printf(" num     #instances         #bytes  class name\n");
+        printf("----------------------------------------------\n");
+        uint64_t tc = 0, tb = 0;
+        for (size_t i = 0; i < h.nrows; i++) {
+            if (!top || (long)i < top)
+                printf("%4zu: %14" PRIu64 " %14" PRIu64 "  %s\n", i + 1, h.row[i].count,
+                       h.row[i].bytes, h.row[i].name);
+            tc += h.row[i].count;
+            tb += h.row[i].bytes;
+        }
+        printf("Total %14" PRIu64 " %14" PRIu64 "\n", tc, tb);
     }
-    printf("Total %14" PRIu64 " %14" PRIu64 "\n", tc, tb);
     free(unknown_names);
     free(h.row);
     free(h.names);

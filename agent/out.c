@@ -589,6 +589,67 @@ static uint32_t out_u4(uint64_t v)
     return v > HPROF_U4_MAX ? HPROF_U4_MAX : (uint32_t)v;
 }
 
+/* An in-band UTF8 record (out_message's ids); caller holds out_lock. */
+static void out_note_locked(hp_out *o, const char *text, size_t len)
+{
+    uint64_t id = (g_hp.o.id_size == 4 ? OUT_MSG_ID4 : OUT_MSG_ID8) | ++o->messages;
+    hw_utf8(o->w, id, text, len);
+}
+
+/* The HPROF_SITES_* records that go before a binary ALLOC SITES of these
+ * rows (hprof_format.h). Caller holds out_lock. */
+static void out_sites_notes(hp_out *o, const hp_site_row *rows, uint32_t keep,
+                            const uint64_t tot[4], const out_sites_opts *so)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (so->live_note) {
+        FILE *f = open_memstream(&text, &len);
+        if (f) {
+            fprintf(f, "%s%s", HPROF_SITES_NOTE, so->live_note);
+            if (fclose(f) == 0)
+                out_note_locked(o, text, len);
+        }
+        free(text);
+        text = NULL;
+    }
+    if (so->sample_bytes) {
+        FILE *f = open_memstream(&text, &len);
+        if (f) {
+            fprintf(f, "%s%llu", HPROF_SITES_SAMPLES, (unsigned long long)so->sample_bytes);
+            for (uint32_t i = 0; i < keep; i++)
+                fprintf(f, " %llu/%llu", (unsigned long long)rows[i].alloc_samples,
+                        (unsigned long long)rows[i].live_samples);
+            if (fclose(f) == 0)
+                out_note_locked(o, text, len);
+        }
+        free(text);
+        text = NULL;
+    }
+    int saturated = tot[0] > HPROF_U4_MAX || tot[1] > HPROF_U4_MAX;
+    for (uint32_t i = 0; i < keep && !saturated; i++)
+        saturated = rows[i].live_bytes > HPROF_U4_MAX || rows[i].live_n > HPROF_U4_MAX ||
+                    rows[i].alloc_bytes > HPROF_U4_MAX || rows[i].alloc_n > HPROF_U4_MAX;
+    if (saturated) {
+        FILE *f = open_memstream(&text, &len);
+        if (f) {
+            fprintf(f, "%s%llu %llu", HPROF_SITES_U8, (unsigned long long)tot[0],
+                    (unsigned long long)tot[1]);
+            for (uint32_t i = 0; i < keep; i++) {
+                const hp_site_row *r = &rows[i];
+                if (r->live_bytes > HPROF_U4_MAX || r->live_n > HPROF_U4_MAX ||
+                    r->alloc_bytes > HPROF_U4_MAX || r->alloc_n > HPROF_U4_MAX)
+                    fprintf(f, " %u:%llu,%llu,%llu,%llu", i, (unsigned long long)r->live_bytes,
+                            (unsigned long long)r->live_n, (unsigned long long)r->alloc_bytes,
+                            (unsigned long long)r->alloc_n);
+            }
+            if (fclose(f) == 0)
+                out_note_locked(o, text, len);
+        }
+        free(text);
+    }
+}
+
 void out_sites(hp_site_row *rows, uint32_t n, const uint64_t tot[4], const out_sites_opts *so)
 {
     hp_out *o = g_hp.out;
@@ -621,6 +682,7 @@ void out_sites(hp_site_row *rows, uint32_t n, const uint64_t tot[4], const out_s
                 s[i].alloc_bytes = out_u4(rows[i].alloc_bytes);
                 s[i].alloc_instances = out_u4(rows[i].alloc_n);
             }
+            out_sites_notes(o, rows, keep, tot, so);
             hw_alloc_sites_head h = {
                 .flags = so->flags,
                 .cutoff = (float)so->cutoff,
@@ -640,18 +702,27 @@ void out_sites(hp_site_row *rows, uint32_t n, const uint64_t tot[4], const out_s
         if (so->sample_bytes)
             snprintf(est, sizeof est, ", estimated from samples every %llu bytes",
                      (unsigned long long)so->sample_bytes);
-        out_printf(o, "SITES BEGIN (ordered by %s bytes%s) %s\n", by_alloc ? "allocated" : "live",
-                   est, when);
+        out_printf(o, "SITES BEGIN (ordered by %s bytes%s%s%s) %s\n", by_alloc ? "allocated" : "live",
+                   est, so->live_note ? "; " : "", so->live_note ? so->live_note : "", when);
         out_printf(o, "          percent          live          alloc'ed  stack class\n");
         out_printf(o, " rank   self  accum     bytes objs     bytes  objs trace name\n");
         double accum = 0;
         for (uint32_t i = 0; i < keep; i++) {
             double self = tot[0] ? 100.0 * (double)rows[i].live_bytes / (double)tot[0] : 0.0;
             accum += self;
-            out_printf(o, "%5u %5.2f%% %5.2f%% %9llu %4llu %9llu %5llu %5u %s\n", i + 1, self, accum,
+            /* sample=BYTES: the samples behind the scaled row, after the
+             * class name (a whitespace-split reader of the original's nine
+             * columns reads the row as before) */
+            char samp[64] = "";
+            if (so->sample_bytes)
+                snprintf(samp, sizeof samp, "  [%llu sample%s, %llu live]",
+                         (unsigned long long)rows[i].alloc_samples,
+                         rows[i].alloc_samples == 1 ? "" : "s",
+                         (unsigned long long)rows[i].live_samples);
+            out_printf(o, "%5u %5.2f%% %5.2f%% %9llu %4llu %9llu %5llu %5u %s%s\n", i + 1, self, accum,
                        (unsigned long long)rows[i].live_bytes, (unsigned long long)rows[i].live_n,
                        (unsigned long long)rows[i].alloc_bytes, (unsigned long long)rows[i].alloc_n,
-                       rows[i].trace->serial, rows[i].cls->name_java);
+                       rows[i].trace->serial, rows[i].cls->name_java, samp);
         }
         out_printf(o, "SITES END\n");
     }

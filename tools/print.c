@@ -48,9 +48,6 @@
 #include "superchain.h"
 #include "warnlimit.h"
 
-#define PRINT_EXIT_OK 0
-#define PRINT_EXIT_PROBLEMS 1
-#define PRINT_EXIT_USAGE 2
 #define PRINT_LINE_FLUSH (64u * 1024u) /* bytes of a huge array's lines held at once */
 
 /* ------------------------------------------------------------ model */
@@ -502,6 +499,7 @@ typedef struct print_ctx {
     size_t nacc, capacc;
     char *ln;         /* heap dumps: the line being built (print_ln_*) */
     size_t nln, capln;
+    print_site_notes notes; /* sites: the agent's notes on the next ALLOC SITES */
 } print_ctx;
 
 static void print_time(const print_ctx *c, uint32_t time_us, char *buf, size_t cap)
@@ -591,22 +589,24 @@ static void print_trace_block(print_ctx *c, uint32_t serial)
 
 typedef struct print_site_row {
     hr_alloc_site s;
-    uint32_t pos; /* in the record: ties keep the writer's order */
+    uint64_t v[4];  /* live bytes, objs, alloc bytes, objs: true values (print_notes_row) */
+    int mark;       /* print_notes_row's result */
+    uint32_t pos;   /* in the record: ties keep the writer's order */
 } print_site_row;
 
 static int print_site_by_live(const void *a, const void *b)
 {
     const print_site_row *x = a, *y = b;
-    if (x->s.live_bytes != y->s.live_bytes)
-        return x->s.live_bytes < y->s.live_bytes ? 1 : -1;
+    if (x->v[0] != y->v[0])
+        return x->v[0] < y->v[0] ? 1 : -1;
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
 static int print_site_by_alloc(const void *a, const void *b)
 {
     const print_site_row *x = a, *y = b;
-    if (x->s.alloc_bytes != y->s.alloc_bytes)
-        return x->s.alloc_bytes < y->s.alloc_bytes ? 1 : -1;
+    if (x->v[2] != y->v[2])
+        return x->v[2] < y->v[2] ? 1 : -1;
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
@@ -641,6 +641,11 @@ static print_site_row *print_site_rows(print_ctx *c, const hr_record *r, int by_
     for (uint32_t i = 0; i < *n; i++) {
         hr_alloc_site_at(r, i, &rows[i].s);
         rows[i].pos = i;
+        rows[i].v[0] = rows[i].s.live_bytes;
+        rows[i].v[1] = rows[i].s.live_instances;
+        rows[i].v[2] = rows[i].s.alloc_bytes;
+        rows[i].v[3] = rows[i].s.alloc_instances;
+        rows[i].mark = print_notes_row(&c->notes, i, rows[i].v);
     }
     qsort(rows, *n, sizeof *rows, by_alloc ? print_site_by_alloc : print_site_by_live);
     return rows;
@@ -653,13 +658,14 @@ static void print_sites_section(print_ctx *c, const hr_record *r)
     print_site_row *rows = print_site_rows(c, r, by_alloc, &n);
     if (n && !rows)
         return;
-    double live_total = r->u.alloc_sites.total_live_bytes;
+    const print_site_notes *nt = &c->notes;
+    double live_total = nt->has_u8 ? (double)nt->live_total[0] : r->u.alloc_sites.total_live_bytes;
     double alloc_total = (double)r->u.alloc_sites.total_alloc_bytes;
     /* the cutoff rule of the original (site share of the total, which
      * counts the sites the writer already left out), on the sort key */
     uint32_t kept = 0;
     for (uint32_t i = 0; i < n; i++) {
-        double key = by_alloc ? rows[i].s.alloc_bytes : rows[i].s.live_bytes;
+        double key = (double)(by_alloc ? rows[i].v[2] : rows[i].v[0]);
         double total = by_alloc ? alloc_total : live_total;
         if (c->cutoff > 0 && (total <= 0 || key / total < c->cutoff))
             continue;
@@ -669,21 +675,30 @@ static void print_sites_section(print_ctx *c, const hr_record *r)
         print_trace_block(c, rows[i].s.trace_serial);
     char when[64];
     print_time(c, r->time_us, when, sizeof when);
-    fprintf(c->out, "SITES BEGIN (ordered by %s) %s\n", by_alloc ? "allocated bytes" : "live bytes",
-            when);
+    /* the agent's own text spells the notes the same way (agent/out.c) */
+    char est[96] = "";
+    if (nt->sample_bytes)
+        snprintf(est, sizeof est, ", estimated from samples every %" PRIu64 " bytes", nt->sample_bytes);
+    fprintf(c->out, "SITES BEGIN (ordered by %s%s%s%s) %s\n", by_alloc ? "allocated bytes" : "live bytes",
+            est, nt->note ? "; " : "", nt->note ? nt->note : "", when);
     fputs("          percent          live          alloc'ed  stack class\n", c->out);
     fputs(" rank   self  accum     bytes objs     bytes  objs trace name\n", c->out);
     double accum = 0;
     for (uint32_t i = 0; i < kept; i++) {
         const hr_alloc_site *s = &rows[i].s;
-        double self = live_total > 0 ? s->live_bytes / live_total : 0.0;
+        const uint64_t *v = rows[i].v;
+        double self = live_total > 0 ? (double)v[0] / live_total : 0.0;
         accum += self;
-        char buf[64];
-        fprintf(c->out, "%5" PRIu32 " %5.2f%% %5.2f%% %9" PRIu32 " %4" PRIu32 " %9" PRIu32
-                        " %5" PRIu32 " %5" PRIu32 " %s\n",
-                i + 1, self * 100.0, accum * 100.0, s->live_bytes, s->live_instances,
-                s->alloc_bytes, s->alloc_instances, s->trace_serial,
-                print_site_class(c, s, buf, sizeof buf));
+        char buf[64], samp[64] = "";
+        uint32_t pos = rows[i].pos;
+        if (pos < nt->nsamp)
+            snprintf(samp, sizeof samp, "  [%" PRIu64 " sample%s, %" PRIu64 " live]", nt->samp[2 * pos],
+                     nt->samp[2 * pos] == 1 ? "" : "s", nt->samp[2 * pos + 1]);
+        fprintf(c->out, "%5" PRIu32 " %5.2f%% %5.2f%% %9" PRIu64 " %4" PRIu64 " %9" PRIu64
+                        " %5" PRIu64 " %5" PRIu32 " %s%s%s\n",
+                i + 1, self * 100.0, accum * 100.0, v[0], v[1], v[2], v[3], s->trace_serial,
+                print_site_class(c, s, buf, sizeof buf), samp,
+                rows[i].mark & 2 ? "  [u4 saturated: may be larger]" : "");
     }
     fputs("SITES END\n", c->out);
     free(rows);
@@ -1193,8 +1208,14 @@ static int print_record(void *ctx, const hr_record *r)
             for (uint32_t i = 0; i < r->u.alloc_sites.nsites; i++) {
                 hr_alloc_site s;
                 hr_alloc_site_at(r, i, &s);
-                print_acc_add(c, s.trace_serial, s.class_serial, 1, s.array_type, s.alloc_bytes);
+                uint64_t v[4] = {s.live_bytes, s.live_instances, s.alloc_bytes, s.alloc_instances};
+                print_notes_row(&c->notes, i, v);
+                print_acc_add(c, s.trace_serial, s.class_serial, 1, s.array_type, v[2]);
             }
+        print_notes_clear(&c->notes); /* they described this record only */
+    } else if (r->tag == HPROF_TAG_UTF8) {
+        if (print_notes_take(&c->notes, (const char *)r->u.utf8.str, r->u.utf8.len) < 0)
+            c->oom = 1;
     } else if (r->tag == HPROF_TAG_CPU_SAMPLES) {
         if (c->mode == PRINT_TEXT || c->mode == PRINT_SAMPLES)
             print_samples_section(c, r);
@@ -1249,14 +1270,6 @@ static int print_header(void *ctx, const hr_header *h)
 
 /* ------------------------------------------------------------ driver */
 
-static int print_usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "hprof: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nRun 'hprof help' for usage.\n");
-    return PRINT_EXIT_USAGE;
-}
-
 /* The reasons print_passes could not run both passes. */
 enum { PRINT_PASS_OK, PRINT_PASS_NOT_HPROF, PRINT_PASS_OOM, PRINT_PASS_REREAD };
 
@@ -1310,6 +1323,7 @@ static void print_ctx_cleanup(print_ctx *c)
     c->printed = NULL;
     free(c->acc);
     c->acc = NULL;
+    print_notes_clear(&c->notes);
     hu_map_cleanup(&c->warned);
     hu_map_cleanup(&c->acc_ix);
     print_model_cleanup(c->m);
@@ -1443,49 +1457,6 @@ int print_heap_dumps_cut(hr_source *src, FILE *out, unsigned flags, const char *
     return status;
 }
 
-/* Parses "[options] FILE" where every option is a flag or takes one value.
- * `flags` and `valued` are NULL-terminated; *set[i] becomes 1 for flags;
- * values land in *val[i]. Returns 0, or the usage exit status. */
-static int print_args(int argc, char **argv, const char *const *flags, int *const *set,
-                      const char *const *valued, const char **const *val, const char **path)
-{
-    *path = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int done = 0;
-        for (int k = 0; flags && flags[k] && !done; k++)
-            if (strcmp(a, flags[k]) == 0) {
-                *set[k] = 1;
-                done = 1;
-            }
-        for (int k = 0; valued && valued[k] && !done; k++)
-            if (strcmp(a, valued[k]) == 0) {
-                if (i + 1 >= argc) {
-                    fprintf(stderr, "hprof: %s: %s needs a value\n", argv[0], a);
-                    fprintf(stderr, "Run 'hprof help' for usage.\n");
-                    return PRINT_EXIT_USAGE;
-                }
-                *val[k] = argv[++i];
-                done = 1;
-            }
-        if (done)
-            continue;
-        if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "hprof: %s: unknown option '%s'\n", argv[0], a);
-            fprintf(stderr, "Run 'hprof help' for usage.\n");
-            return PRINT_EXIT_USAGE;
-        }
-        if (*path) {
-            fprintf(stderr, "hprof: %s takes one FILE; extra argument '%s'\n", argv[0], a);
-            fprintf(stderr, "Run 'hprof help' for usage.\n");
-            return PRINT_EXIT_USAGE;
-        }
-        *path = a;
-    }
-    if (!*path)
-        return print_usage_error("%s needs a FILE", argv[0]);
-    return 0;
-}
 
 int print_sites_main(int argc, char **argv)
 {

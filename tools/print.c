@@ -22,9 +22,9 @@
  *
  * What the binary does not carry is filled in as follows: timestamps are the
  * header time plus each record's offset (printed like ctime(3), in local
- * time); `sz` of OBJ/ARR and the HEAP DUMP BEGIN byte count use the estimate
- * of `hprof histo` (two ids of header, 4 bytes of array length, the data,
- * 8-byte alignment); ROOT <JNI global ref> prints trace=0; the TRACE phase
+ * time); `sz` of OBJ/ARR and the HEAP DUMP BEGIN byte count are HotSpot's
+ * sizes, as `hprof histo` and the agent's SITES count them (objsize.h);
+ * ROOT <JNI global ref> prints trace=0; the TRACE phase
  * annotation is never printed; the prelude file (jvm.hprof.txt) is left out.
  * OBJ lists non-null reference fields in the binary's order (the class's own
  * fields, then its superclass's, and so on). The HEAP DUMP BEGIN counts are
@@ -45,6 +45,7 @@
 
 #include "hprof/hr_reader.h"
 #include "hu_map.h"
+#include "objsize.h"
 #include "superchain.h"
 #include "warnlimit.h"
 
@@ -76,13 +77,9 @@ typedef struct print_layout {
 
 typedef struct print_dump {
     uint64_t objects, bytes;
+    hu_map inst; /* class id -> its instances in the dump: sized after pass 1 */
 } print_dump;
 
-/* Heap dump boundaries, decided the same way in both passes: a HEAP DUMP
- * record is one dump; HEAP DUMP SEGMENTs form one dump until HEAP DUMP END,
- * another dump, or the end of the file. */
-enum { PRINT_EV_RECORD_END = 0x100, PRINT_EV_EOF = 0x101 };
-enum { PRINT_DUMP_END = 1, PRINT_DUMP_BEGIN = 2 };
 
 typedef struct print_model {
     const char *path;
@@ -122,29 +119,10 @@ typedef struct print_model {
     int dump_state;
 
     uint64_t nsites, nsamples; /* ALLOC SITES and CPU SAMPLES records */
+    objsize_classes sizes;     /* HotSpot's object sizes (objsize.h) */
+    hu_map inst_nbytes;        /* class id -> field bytes of its instances */
 } print_model;
 
-/* Grows the array whose pointer is at `pp` to hold `need` elements of
- * `elem` bytes. Returns 0, or -1 when out of memory (the array intact). */
-static int print_grow(void *pp, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap : 64;
-    while (nc < need) {
-        if (nc > SIZE_MAX / 2 / elem)
-            return -1;
-        nc *= 2;
-    }
-    void *p;
-    memcpy(&p, pp, sizeof p);
-    void *np = realloc(p, nc * elem);
-    if (!np)
-        return -1;
-    memcpy(pp, &np, sizeof np);
-    *cap = nc;
-    return 0;
-}
 
 static int print_oom(print_model *m)
 {
@@ -198,54 +176,7 @@ static const char *print_utf8(const print_model *m, hprof_id id)
     return id ? print_lookup(m, &m->utf8, id) : NULL;
 }
 
-static int print_dump_event(int *state, int ev)
-{
-    int mask = 0;
-    switch (ev) {
-    case HPROF_TAG_HEAP_DUMP:
-        mask = (*state ? PRINT_DUMP_END : 0) | PRINT_DUMP_BEGIN;
-        *state = 1;
-        break;
-    case HPROF_TAG_HEAP_DUMP_SEGMENT:
-        if (*state != 2) {
-            mask = (*state ? PRINT_DUMP_END : 0) | PRINT_DUMP_BEGIN;
-            *state = 2;
-        }
-        break;
-    case PRINT_EV_RECORD_END:
-        if (*state == 1) {
-            mask = PRINT_DUMP_END;
-            *state = 0;
-        }
-        break;
-    case HPROF_TAG_HEAP_DUMP_END:
-    case PRINT_EV_EOF:
-        if (*state) {
-            mask = PRINT_DUMP_END;
-            *state = 0;
-        }
-        break;
-    default:
-        break;
-    }
-    return mask;
-}
 
-/* The estimate `hprof histo` uses: the same rule for every file, so sizes
- * of two dumps of one program compare. */
-static uint64_t print_obj_size(const hr_sub *s, unsigned idsz)
-{
-    uint64_t v;
-    switch (s->tag) {
-    case HPROF_GC_INSTANCE_DUMP: v = 2ull * idsz + s->u.inst.nbytes; break;
-    case HPROF_GC_OBJ_ARRAY_DUMP: v = 2ull * idsz + 4 + (uint64_t)s->u.oarr.n * idsz; break;
-    case HPROF_GC_PRIM_ARRAY_DUMP:
-        v = 2ull * idsz + 4 + (uint64_t)s->u.parr.n * hprof_type_size(s->u.parr.type, idsz);
-        break;
-    default: return 0;
-    }
-    return (v + 7) & ~(uint64_t)7;
-}
 
 /* ---- pass 1 */
 
@@ -296,7 +227,8 @@ static int print_m_record(void *ctx, const hr_record *r)
     if (ev & PRINT_DUMP_BEGIN) {
         if (print_grow(&m->dumps, &m->capdumps, m->ndumps + 1, sizeof *m->dumps) != 0)
             return print_oom(m);
-        memset(&m->dumps[m->ndumps++], 0, sizeof *m->dumps);
+        memset(&m->dumps[m->ndumps], 0, sizeof *m->dumps);
+        hu_map_init(&m->dumps[m->ndumps++].inst);
     }
     if (!r->body || r->malformed)
         return 0;
@@ -376,15 +308,46 @@ static int print_m_sub(void *ctx, const hr_sub *s)
     print_model *m = ctx;
     if (s->part) /* a later part of an object array (hr_sub): counted once */
         return 0;
-    if (s->tag == HPROF_GC_CLASS_DUMP)
+    if (s->tag == HPROF_GC_CLASS_DUMP) {
+        if (objsize_add_class(&m->sizes, s, m->idsz) != 0)
+            return print_oom(m);
         return print_m_class_dump(m, s);
+    }
     int object = s->tag == HPROF_GC_INSTANCE_DUMP || s->tag == HPROF_GC_OBJ_ARRAY_DUMP ||
                  s->tag == HPROF_GC_PRIM_ARRAY_DUMP;
     if (object && m->ndumps) {
-        m->dumps[m->ndumps - 1].objects++;
-        m->dumps[m->ndumps - 1].bytes += print_obj_size(s, m->idsz);
+        print_dump *d = &m->dumps[m->ndumps - 1];
+        d->objects++;
+        if (s->tag != HPROF_GC_INSTANCE_DUMP) {
+            d->bytes += objsize_of(&m->sizes, s, m->idsz);
+            return 0;
+        }
+        /* an instance's size needs its class chain's CLASS DUMPs, which
+         * may come later: counted now, sized by print_m_sizes */
+        int ins;
+        uint64_t *n = hu_map_upsert(&d->inst, s->u.inst.class_id, 0, &ins);
+        if (!n || (ins && hu_map_put(&m->inst_nbytes, s->u.inst.class_id, s->u.inst.nbytes) != 0))
+            return print_oom(m);
+        ++*n;
     }
     return 0;
+}
+
+/* The bytes of each dump's instances, once every class is known. */
+static void print_m_sizes(print_model *m)
+{
+    if (objsize_finish(&m->sizes) != 0) {
+        print_oom(m);
+        return;
+    }
+    for (size_t i = 0; i < m->ndumps; i++) {
+        size_t it = 0;
+        uint64_t cls, n;
+        while (hu_map_next(&m->dumps[i].inst, &it, &cls, &n)) {
+            const uint64_t *nb = hu_map_get(&m->inst_nbytes, cls);
+            m->dumps[i].bytes += n * objsize_instance(&m->sizes, cls, nb ? *nb : 0, m->idsz);
+        }
+    }
 }
 
 /* Resolves every class name once, in Java form, so pass 2 only looks up. */
@@ -424,6 +387,8 @@ static void print_model_init(print_model *m, const char *path)
                       &m->id_name,  &m->frame_ix,     &m->trace_ix, &m->layout_ix};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         hu_map_init(maps[i]);
+    objsize_init(&m->sizes);
+    hu_map_init(&m->inst_nbytes);
 }
 
 static void print_model_cleanup(print_model *m)
@@ -439,7 +404,11 @@ static void print_model_cleanup(print_model *m)
     free(m->layouts);
     free(m->chain_len);
     free(m->fields);
+    for (size_t i = 0; i < m->ndumps; i++)
+        hu_map_cleanup(&m->dumps[i].inst);
     free(m->dumps);
+    objsize_cleanup(&m->sizes);
+    hu_map_cleanup(&m->inst_nbytes);
 }
 
 /* After pass 1: each layout's count of distinct classes up its super chain
@@ -959,7 +928,7 @@ static void print_heap_begin(print_ctx *c, const hr_record *r)
         if (ix && *ix == i) /* a redefined serial prints once, as its last definition */
             print_trace_block_at(c, i);
     }
-    print_dump d = {0, 0};
+    print_dump d = {0};
     if (c->dumps_seen < c->m->ndumps)
         d = c->m->dumps[c->dumps_seen];
     c->dumps_seen++;
@@ -973,7 +942,7 @@ static void print_heap_events(print_ctx *c, int ev, const hr_record *r)
 {
     int mask = print_dump_event(&c->dump_state, ev);
     if ((mask & PRINT_DUMP_END) && c->cut) {
-        print_dump d = {0, 0};
+        print_dump d = {0};
         if (c->dumps_seen && c->dumps_seen <= c->m->ndumps)
             d = c->m->dumps[c->dumps_seen - 1];
         fprintf(c->out, "HEAP DUMP INCOMPLETE: %s; this section holds only the %" PRIu64
@@ -991,7 +960,7 @@ static void print_instance(print_ctx *c, const hr_sub *s)
     print_ln_lit(c, "OBJ ");
     print_ln_hex(c, s->u.inst.id);
     print_ln_lit(c, " (sz=");
-    print_ln_dec(c, print_obj_size(s, m->idsz));
+    print_ln_dec(c, objsize_of(&m->sizes, s, m->idsz));
     print_ln_lit(c, ", trace=");
     print_ln_dec(c, s->u.inst.trace_serial);
     print_ln_lit(c, ", class=");
@@ -1048,7 +1017,7 @@ static void print_obj_array(print_ctx *c, const hr_sub *s)
     print_ln_lit(c, "ARR ");
     print_ln_hex(c, s->u.oarr.id);
     print_ln_lit(c, " (sz=");
-    print_ln_dec(c, print_obj_size(s, idsz));
+    print_ln_dec(c, objsize_of(&c->m->sizes, s, idsz));
     print_ln_lit(c, ", trace=");
     print_ln_dec(c, s->u.oarr.trace_serial);
     print_ln_lit(c, ", nelems=");
@@ -1081,7 +1050,7 @@ static void print_prim_array(print_ctx *c, const hr_sub *s)
     print_ln_lit(c, "ARR ");
     print_ln_hex(c, s->u.parr.id);
     print_ln_lit(c, " (sz=");
-    print_ln_dec(c, print_obj_size(s, c->m->idsz));
+    print_ln_dec(c, objsize_of(&c->m->sizes, s, c->m->idsz));
     print_ln_lit(c, ", trace=");
     print_ln_dec(c, s->u.parr.trace_serial);
     print_ln_lit(c, ", nelems=");
@@ -1292,6 +1261,8 @@ static int print_passes(print_ctx *c, hr_source *src, int want_heap, hr_status *
         print_m_finish(m, &m->class_id, &m->id_name);
     if (!m->oom)
         print_m_chains(m);
+    if (!m->oom)
+        print_m_sizes(m);
     if (!m->oom && m->ntraces && !(c->printed = calloc(m->ntraces, 1)))
         m->oom = 1;
     if (m->oom)

@@ -86,6 +86,19 @@ int print_notes_take(print_site_notes *n, const char *s, size_t len);
 int print_notes_row(const print_site_notes *n, uint32_t i, uint64_t v[4]);
 void print_notes_clear(print_site_notes *n);
 
+/* Grows the array whose pointer is at `pp` to hold `need` elements of
+ * `elem` bytes. Returns 0, or -1 when out of memory (the array intact). */
+int print_grow(void *pp, size_t *cap, size_t need, size_t elem);
+
+/* Heap dump boundaries, decided the same way in both passes: a HEAP DUMP
+ * record is one dump; HEAP DUMP SEGMENTs form one dump until HEAP DUMP END,
+ * another dump, or the end of the file. */
+enum { PRINT_EV_RECORD_END = 0x100, PRINT_EV_EOF = 0x101 };
+enum { PRINT_DUMP_END = 1, PRINT_DUMP_BEGIN = 2 };
+/* Feeds one record tag (or PRINT_EV_*) to the boundary tracker `state`
+ * (0 at the start); returns PRINT_DUMP_END | PRINT_DUMP_BEGIN as crossed. */
+int print_dump_event(int *state, int ev);
+
 /* Exit statuses of the commands */
 #define PRINT_EXIT_OK 0
 #define PRINT_EXIT_PROBLEMS 1

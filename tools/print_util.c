@@ -289,3 +289,58 @@ int print_args(int argc, char **argv, const char *const *flags, int *const *set,
         return print_usage_error("%s needs a FILE", argv[0]);
     return 0;
 }
+
+/* ------------------------------------------------ shared by the passes */
+
+int print_grow(void *pp, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 64;
+    while (nc < need) {
+        if (nc > SIZE_MAX / 2 / elem)
+            return -1;
+        nc *= 2;
+    }
+    void *p;
+    memcpy(&p, pp, sizeof p);
+    void *np = realloc(p, nc * elem);
+    if (!np)
+        return -1;
+    memcpy(pp, &np, sizeof np);
+    *cap = nc;
+    return 0;
+}
+
+int print_dump_event(int *state, int ev)
+{
+    int mask = 0;
+    switch (ev) {
+    case HPROF_TAG_HEAP_DUMP:
+        mask = (*state ? PRINT_DUMP_END : 0) | PRINT_DUMP_BEGIN;
+        *state = 1;
+        break;
+    case HPROF_TAG_HEAP_DUMP_SEGMENT:
+        if (*state != 2) {
+            mask = (*state ? PRINT_DUMP_END : 0) | PRINT_DUMP_BEGIN;
+            *state = 2;
+        }
+        break;
+    case PRINT_EV_RECORD_END:
+        if (*state == 1) {
+            mask = PRINT_DUMP_END;
+            *state = 0;
+        }
+        break;
+    case HPROF_TAG_HEAP_DUMP_END:
+    case PRINT_EV_EOF:
+        if (*state) {
+            mask = PRINT_DUMP_END;
+            *state = 0;
+        }
+        break;
+    default:
+        break;
+    }
+    return mask;
+}

@@ -228,7 +228,9 @@ static char *heap_text(const uint8_t *data, size_t len, unsigned flags, int *rc,
     return text;
 }
 
-/* The text of one dump of heap_file, after its BEGIN line. */
+/* The text of one dump of heap_file, after its BEGIN line. Sizes are
+ * HotSpot's with compressed oops (tools/objsize.h): Node (2 references and
+ * an int) 12 + 12 = 24, Node[4] 16 + 4 * 4 = 32, int[3] 16 + 12 -> 32. */
 static const char heap_body[] =
     "ROOT 500 (kind=<thread>, id=200001, trace=300001)\n"
     "ROOT 1000 (kind=<JNI global ref>, id=1, trace=0)\n"
@@ -241,21 +243,21 @@ static const char heap_body[] =
     "\tstatic ROOTS\t2000\n"
     "CLS 300 (name=com.x.Node[], trace=300000)\n"
     "\tsuper\t\t100\n"
-    "OBJ 1000 (sz=40, trace=300001, class=com.x.Node@200)\n"
+    "OBJ 1000 (sz=24, trace=300001, class=com.x.Node@200)\n"
     "\tnext\t\t1001\n"
-    "OBJ 1001 (sz=40, trace=300000, class=com.x.Node@200)\n"
+    "OBJ 1001 (sz=24, trace=300000, class=com.x.Node@200)\n"
     "\tneighbour\t1000\n"
-    "ARR 2000 (sz=56, trace=300000, nelems=4, elem type=com.x.Node[]@300)\n"
+    "ARR 2000 (sz=32, trace=300000, nelems=4, elem type=com.x.Node[]@300)\n"
     "\t[0]\t\t1000\n"
     "\t[2]\t\t1001\n"
     "ARR 3000 (sz=32, trace=300000, nelems=3, elem type=int[])\n"
     "HEAP DUMP END\n";
 
-/* Checks one section at *p: its BEGIN line (4 objects, 168 bytes) and body;
+/* Checks one section at *p: its BEGIN line (4 objects, 112 bytes) and body;
  * advances *p past it. */
 static void expect_section(const char **p)
 {
-    static const char begin[] = "HEAP DUMP BEGIN (4 objects, 168 bytes) ";
+    static const char begin[] = "HEAP DUMP BEGIN (4 objects, 112 bytes) ";
     CU_ASSERT_EQUAL_FATAL(strncmp(*p, begin, strlen(begin)), 0);
     const char *nl = strchr(*p, '\n');
     CU_ASSERT_PTR_NOT_NULL_FATAL(nl);
@@ -298,7 +300,7 @@ static void test_heap_dumps_cut(void)
     static const char why[] = "writing the temporary file in /tmp failed: No space left on device";
     static const char line[] =
         "HEAP DUMP INCOMPLETE: writing the temporary file in /tmp failed: No space left on "
-        "device; this section holds only the 4 objects (168 bytes) written before that\n"
+        "device; this section holds only the 4 objects (112 bytes) written before that\n"
         "HEAP DUMP END\n";
     for (int cut = 0; cut < 2; cut++) {
         char *text = NULL;

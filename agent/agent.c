@@ -399,10 +399,11 @@ static void hp_live_note(void)
         uint64_t after = site_alloc_total() - g_hp.gc_allocs;
         /* within one dump a few ms pass between GC and scan: the objects
          * allocated then are as good as live. At exit, whole hooks may. */
-        if (g_hp.exit_gc && after)
+        if (g_hp.exit_gc && after) /* sample=BYTES counts samples, not objects */
             snprintf(g_hp.live_note, sizeof g_hp.live_note,
-                     "live as of the GC forced when the exit began at %s: %llu objects allocated "
-                     "after it count as live", when, (unsigned long long)after);
+                     "live as of the GC forced when the exit began at %s: %llu %s allocated "
+                     "after it count as live", when, (unsigned long long)after,
+                     g_hp.sample_bytes ? "sampled objects" : "objects");
         return;
     }
     if (g_hp.gc_no_force)

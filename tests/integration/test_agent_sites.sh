@@ -194,8 +194,12 @@ for JDK in $FOUND_JDKS; do
             "1 1" "$(grep -c 'Pause' x$how$V.gc) $(grep -c 'Pause.*JvmtiEnv ForceGarbageCollection' x$how$V.gc)"
         check_site $OUT 'LiveDemo$Kept' "$F_KEPT" 1 $KEEP $((KEEP * 16)) $KEEP $((KEEP * 16))
         check_site $OUT 'LiveDemo$Dropped' "$F_DROP" 1 $DROP $((DROP * 16)) 0 0
-        expect_eq "$OUT: SITES header (exact: no note)" "(ordered by live bytes)" \
-            "$(sed -n 's/^SITES BEGIN \(([^)]*)\) [A-Z].*/\1/p' $OUT)"
+        # exact: no note, or (a daemon thread such as the Common-Cleaner may
+        # allocate after the exit's GC, seen under load on JDK 25) the count
+        # of those objects; never "not exact"
+        hdr=$(sed -n 's/^SITES BEGIN \(([^)]*)\) [A-Z].*/\1/p' $OUT)
+        [[ $hdr =~ ^\(ordered\ by\ live\ bytes(\;\ live\ as\ of\ the\ GC\ forced\ when\ the\ exit\ began\ at\ [0-9:]+:\ [0-9]+\ objects\ allocated\ after\ it\ count\ as\ live)?\)$ ]] ||
+            fail "$OUT: SITES header of an exact exit: $hdr"
     done
     jrun xb$V 0 no "$A=heap=sites,format=b,file=$WORK/xb$V.hprof,cutoff=0" -cp classes LiveDemo exit $KEEP $DROP
     expect_eq "xb$V.hprof: ALLOC SITES flags (4: a GC before the counts)" 4 "$(sites_flags xb$V.hprof)"

@@ -401,9 +401,10 @@ static void hp_live_note(void)
          * allocated then are as good as live. At exit, whole hooks may. */
         if (g_hp.exit_gc && after) /* sample=BYTES counts samples, not objects */
             snprintf(g_hp.live_note, sizeof g_hp.live_note,
-                     "live as of the GC forced when the exit began at %s: %llu %s allocated "
-                     "after it count as live", when, (unsigned long long)after,
-                     g_hp.sample_bytes ? "sampled objects" : "objects");
+                     "live as of the GC forced when the exit began at %s: %llu %s%s allocated "
+                     "after it count%s as live", when, (unsigned long long)after,
+                     g_hp.sample_bytes ? "sampled object" : "object", after == 1 ? "" : "s",
+                     after == 1 ? "s" : "");
         return;
     }
     if (g_hp.gc_no_force)

@@ -198,7 +198,7 @@ for JDK in $FOUND_JDKS; do
         # allocate after the exit's GC, seen under load on JDK 25) the count
         # of those objects; never "not exact"
         hdr=$(sed -n 's/^SITES BEGIN \(([^)]*)\) [A-Z].*/\1/p' $OUT)
-        [[ $hdr =~ ^\(ordered\ by\ live\ bytes(\;\ live\ as\ of\ the\ GC\ forced\ when\ the\ exit\ began\ at\ [0-9:]+:\ [0-9]+\ objects\ allocated\ after\ it\ count\ as\ live)?\)$ ]] ||
+        [[ $hdr =~ ^\(ordered\ by\ live\ bytes(\;\ live\ as\ of\ the\ GC\ forced\ when\ the\ exit\ began\ at\ [0-9:]+:\ [0-9]+\ objects?\ allocated\ after\ it\ counts?\ as\ live)?\)$ ]] ||
             fail "$OUT: SITES header of an exact exit: $hdr"
     done
     jrun xb$V 0 no "$A=heap=sites,format=b,file=$WORK/xb$V.hprof,cutoff=0" -cp classes LiveDemo exit $KEEP $DROP

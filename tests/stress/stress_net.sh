@@ -333,7 +333,7 @@ one_run() {
         echo "$ms" >"$name.exitms"
         ;;
     reset | vanish)
-        grep -qE "^HPROF ERROR: ($NETLOST|$WRITEFAIL)$" <<<"$errs" || why="$why; no HPROF ERROR about the lost front end"
+        echo "$errs" | grep -qE "^HPROF ERROR: ($NETLOST|$WRITEFAIL)$" || why="$why; no HPROF ERROR about the lost front end"
         ;;
     control | dumpcmd | garbage | gcflood)
         if ! "$HPROF" verify "$name.hprof" >"$name.verify" 2>&1; then

@@ -80,7 +80,6 @@ typedef struct print_dump {
     hu_map inst; /* class id -> its instances in the dump: sized after pass 1 */
 } print_dump;
 
-
 typedef struct print_model {
     const char *path;
     char *err;     /* print_heap_dumps: the first message goes here, not to stderr */
@@ -122,7 +121,6 @@ typedef struct print_model {
     objsize_classes sizes;     /* HotSpot's object sizes (objsize.h) */
     hu_map inst_nbytes;        /* class id -> field bytes of its instances */
 } print_model;
-
 
 static int print_oom(print_model *m)
 {
@@ -175,8 +173,6 @@ static const char *print_utf8(const print_model *m, hprof_id id)
 {
     return id ? print_lookup(m, &m->utf8, id) : NULL;
 }
-
-
 
 /* ---- pass 1 */
 
@@ -1427,7 +1423,6 @@ int print_heap_dumps_cut(hr_source *src, FILE *out, unsigned flags, const char *
     print_ctx_cleanup(&c);
     return status;
 }
-
 
 int print_sites_main(int argc, char **argv)
 {

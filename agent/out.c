@@ -600,57 +600,64 @@ static void out_note_locked(hp_out *o, const char *text, size_t len)
     hw_utf8(o->w, id, text, len);
 }
 
+/* A note being written: text in memory (open_memstream), then one UTF8
+ * record. Caller holds out_lock. */
+typedef struct out_note {
+    FILE *f;
+    char *text;
+    size_t len;
+} out_note;
+
+static FILE *out_note_open(out_note *n)
+{
+    n->text = NULL;
+    n->len = 0;
+    n->f = open_memstream(&n->text, &n->len);
+    return n->f;
+}
+
+static void out_note_close(hp_out *o, out_note *n)
+{
+    if (fclose(n->f) == 0)
+        out_note_locked(o, n->text, n->len);
+    free(n->text);
+}
+
+static int out_row_saturated(const hp_site_row *r)
+{
+    return r->live_bytes > HPROF_U4_MAX || r->live_n > HPROF_U4_MAX ||
+           r->alloc_bytes > HPROF_U4_MAX || r->alloc_n > HPROF_U4_MAX;
+}
+
 /* The HPROF_SITES_* records that go before a binary ALLOC SITES of these
- * rows (hprof_format.h). Caller holds out_lock. */
+ * rows (hprof_format.h), in the record's row order. Caller holds out_lock. */
 static void out_sites_notes(hp_out *o, const hp_site_row *rows, uint32_t keep,
                             const uint64_t tot[4], const out_sites_opts *so)
 {
-    char *text = NULL;
-    size_t len = 0;
-    if (so->live_note) {
-        FILE *f = open_memstream(&text, &len);
-        if (f) {
-            fprintf(f, "%s%s", HPROF_SITES_NOTE, so->live_note);
-            if (fclose(f) == 0)
-                out_note_locked(o, text, len);
-        }
-        free(text);
-        text = NULL;
+    out_note n;
+    if (so->live_note && out_note_open(&n)) {
+        fprintf(n.f, "%s%s", HPROF_SITES_NOTE, so->live_note);
+        out_note_close(o, &n);
     }
-    if (so->sample_bytes) {
-        FILE *f = open_memstream(&text, &len);
-        if (f) {
-            fprintf(f, "%s%llu", HPROF_SITES_SAMPLES, (unsigned long long)so->sample_bytes);
-            for (uint32_t i = 0; i < keep; i++)
-                fprintf(f, " %llu/%llu", (unsigned long long)rows[i].alloc_samples,
-                        (unsigned long long)rows[i].live_samples);
-            if (fclose(f) == 0)
-                out_note_locked(o, text, len);
-        }
-        free(text);
-        text = NULL;
+    if (so->sample_bytes && out_note_open(&n)) {
+        fprintf(n.f, "%s%llu", HPROF_SITES_SAMPLES, (unsigned long long)so->sample_bytes);
+        for (uint32_t i = 0; i < keep; i++)
+            fprintf(n.f, " %llu/%llu", (unsigned long long)rows[i].alloc_samples,
+                    (unsigned long long)rows[i].live_samples);
+        out_note_close(o, &n);
     }
     int saturated = tot[0] > HPROF_U4_MAX || tot[1] > HPROF_U4_MAX;
     for (uint32_t i = 0; i < keep && !saturated; i++)
-        saturated = rows[i].live_bytes > HPROF_U4_MAX || rows[i].live_n > HPROF_U4_MAX ||
-                    rows[i].alloc_bytes > HPROF_U4_MAX || rows[i].alloc_n > HPROF_U4_MAX;
-    if (saturated) {
-        FILE *f = open_memstream(&text, &len);
-        if (f) {
-            fprintf(f, "%s%llu %llu", HPROF_SITES_U8, (unsigned long long)tot[0],
-                    (unsigned long long)tot[1]);
-            for (uint32_t i = 0; i < keep; i++) {
-                const hp_site_row *r = &rows[i];
-                if (r->live_bytes > HPROF_U4_MAX || r->live_n > HPROF_U4_MAX ||
-                    r->alloc_bytes > HPROF_U4_MAX || r->alloc_n > HPROF_U4_MAX)
-                    fprintf(f, " %u:%llu,%llu,%llu,%llu", i, (unsigned long long)r->live_bytes,
-                            (unsigned long long)r->live_n, (unsigned long long)r->alloc_bytes,
-                            (unsigned long long)r->alloc_n);
-            }
-            if (fclose(f) == 0)
-                out_note_locked(o, text, len);
-        }
-        free(text);
+        saturated = out_row_saturated(&rows[i]);
+    if (saturated && out_note_open(&n)) {
+        fprintf(n.f, "%s%llu %llu", HPROF_SITES_U8, (unsigned long long)tot[0],
+                (unsigned long long)tot[1]);
+        for (uint32_t i = 0; i < keep; i++)
+            if (out_row_saturated(&rows[i]))
+                fprintf(n.f, " %u:%llu,%llu,%llu,%llu", i, (unsigned long long)rows[i].live_bytes,
+                        (unsigned long long)rows[i].live_n, (unsigned long long)rows[i].alloc_bytes,
+                        (unsigned long long)rows[i].alloc_n);
+        out_note_close(o, &n);
     }
 }
 

@@ -41,6 +41,10 @@ F_BIG="LiveDemo.main(LiveDemo.java:$(line_of $LD SITE-BIG))"
 # LiveDemo (see LiveDemo.java): KEEP Kept and DROP Dropped of 16 bytes each;
 # BIG long[1048576] of 8388624 bytes each, 5 033 174 400 bytes in all
 KEEP=10000 DROP=100000 LATE=1000 BIG=600 LONGS=8388624
+# a young generation that no run fills: no GC of the JVM's own collects the
+# Dropped before the exit (G1's default first heap here is ~10 MB, and the
+# agent's warm-up allocates a random amount: a young GC could come first)
+LIVE_HEAP=-Xms256m
 # the flags of the last ALLOC SITES record of a binary file (independent of
 # the project's reader)
 sites_flags() {
@@ -185,7 +189,7 @@ for JDK in $FOUND_JDKS; do
     step "live counts at exit: exact after main returns and System.exit, said when not"
     for how in return exit; do
         jrun x$how$V 0 no "$A=heap=sites,file=$WORK/x$how$V.txt,cutoff=0" -Xlog:gc:file=$WORK/x$how$V.gc \
-            -cp classes LiveDemo $how $KEEP $DROP
+            $LIVE_HEAP -cp classes LiveDemo $how $KEEP $DROP
         OUT=x$how$V.txt
         check_layout $OUT
         # the JVM ran no GC of its own: without the agent's at exit, every
@@ -201,19 +205,19 @@ for JDK in $FOUND_JDKS; do
         [[ $hdr =~ ^\(ordered\ by\ live\ bytes(\;\ live\ as\ of\ the\ GC\ forced\ when\ the\ exit\ began\ at\ [0-9:]+:\ [0-9]+\ objects?\ allocated\ after\ it\ counts?\ as\ live)?\)$ ]] ||
             fail "$OUT: SITES header of an exact exit: $hdr"
     done
-    jrun xb$V 0 no "$A=heap=sites,format=b,file=$WORK/xb$V.hprof,cutoff=0" -cp classes LiveDemo exit $KEEP $DROP
+    jrun xb$V 0 no "$A=heap=sites,format=b,file=$WORK/xb$V.hprof,cutoff=0" $LIVE_HEAP -cp classes LiveDemo exit $KEEP $DROP
     expect_eq "xb$V.hprof: ALLOC SITES flags (4: a GC before the counts)" 4 "$(sites_flags xb$V.hprof)"
     "$HPROF" sites xb$V.hprof >xb$V.txt || fail "hprof sites xb$V.hprof"
     check_site xb$V.txt 'LiveDemo$Dropped' "$F_DROP" 1 $DROP $((DROP * 16)) 0 0
     # Runtime.halt runs no shutdown hook: no GC, and the header says so
-    jrun xhalt$V 0 no "$A=heap=sites,file=$WORK/xhalt$V.txt,cutoff=0" -cp classes LiveDemo halt $KEEP $DROP
+    jrun xhalt$V 0 no "$A=heap=sites,file=$WORK/xhalt$V.txt,cutoff=0" $LIVE_HEAP -cp classes LiveDemo halt $KEEP $DROP
     OUT=xhalt$V.txt
     check_layout $OUT
     grep -q '^SITES BEGIN (ordered by live bytes; live not exact: no GC forced before this output as the JVM exits: objects not yet collected count as live) ' $OUT ||
         fail "$OUT: the header does not say live counts are not exact: $(grep '^SITES BEGIN' $OUT)"
     check_site $OUT 'LiveDemo$Dropped' "$F_DROP" 1 $DROP $((DROP * 16)) $DROP $((DROP * 16))
     # a hook that allocates after the agent's GC: counted live, and said
-    jrun xhook$V 0 no "$A=heap=sites,file=$WORK/xhook$V.txt,cutoff=0" -cp classes LiveDemo hook $KEEP $DROP $LATE
+    jrun xhook$V 0 no "$A=heap=sites,file=$WORK/xhook$V.txt,cutoff=0" $LIVE_HEAP -cp classes LiveDemo hook $KEEP $DROP $LATE
     OUT=xhook$V.txt
     check_layout $OUT
     check_site $OUT 'LiveDemo$Dropped' "$F_DROP" 1 $DROP $((DROP * 16)) 0 0

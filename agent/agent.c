@@ -176,12 +176,16 @@ static void JNICALL hp_on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread thread
     hp_leave();
 }
 
+static void hp_exit_gc(jvmtiEnv *j);
+
 static void JNICALL hp_on_thread_start(jvmtiEnv *j, JNIEnv *env, jthread thread)
 {
     if (hp_enter())
         return;
-    if (g_hp.exit_hook && (*env)->IsSameObject(env, thread, g_hp.exit_hook))
+    if (g_hp.exit_hook && (*env)->IsSameObject(env, thread, g_hp.exit_hook)) {
         __atomic_store_n(&g_hp.exiting, 1, __ATOMIC_RELEASE); /* see hp_exit_hook */
+        hp_exit_gc(j);
+    }
     thr_get(j, env, thread);
     hp_leave();
 }
@@ -277,6 +281,8 @@ static hp_site_row *hp_site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4], int 
             hp_site_row *r = &rows[i];
             uint64_t size = r->alloc_n ? r->alloc_bytes / r->alloc_n : 0;
             uint64_t w = size && size < g_hp.sample_bytes ? g_hp.sample_bytes / size : 1;
+            r->alloc_samples = r->alloc_n;
+            r->live_samples = r->live_n;
             r->live_n *= w;
             r->live_bytes *= w;
             r->alloc_n *= w;
@@ -304,7 +310,10 @@ void hp_write_sites(jvmtiEnv *j, uint16_t flags, double cutoff)
     hp_site_row *rows = hp_site_rows(j, &n, tot, SITE_ROWS_MARK, (flags & HPROF_SITES_INCREMENTAL) != 0);
     if (!rows)
         return;
-    out_sites_opts so = {.flags = flags, .cutoff = cutoff, .sample_bytes = g_hp.sample_bytes};
+    /* the flag says what happened: a GC forced before the counts */
+    flags = (uint16_t)(g_hp.live_fresh ? flags | HPROF_SITES_FORCE_GC : flags & ~HPROF_SITES_FORCE_GC);
+    out_sites_opts so = {.flags = flags, .cutoff = cutoff, .sample_bytes = g_hp.sample_bytes,
+                         .live_note = g_hp.live_note[0] ? g_hp.live_note : NULL};
     out_sites(rows, n, tot, &so);
     free(rows);
 }
@@ -332,11 +341,84 @@ void hp_write_samples(double cutoff)
     free(rows);
 }
 
+/* The forced GC itself; records what the live counts of the next scan
+ * mean (agent.h: gc_seq...). Caller holds dump_lock. */
+static int hp_force_gc(jvmtiEnv *j, int at_exit)
+{
+    time_t t = time(NULL);
+    uint64_t before = site_alloc_total(); /* later ones may be dead, yet counted */
+    if (jx_report(j, (*j)->ForceGarbageCollection(j), "ForceGarbageCollection") != JVMTI_ERROR_NONE)
+        return 0;
+    g_hp.gc_time = t;
+    g_hp.gc_allocs = before;
+    g_hp.exit_gc = at_exit;
+    g_hp.gc_seq++;
+    return 1;
+}
+
 int hp_gc(jvmtiEnv *j)
 {
     if (g_hp.gc_no_force || __atomic_load_n(&g_hp.exiting, __ATOMIC_ACQUIRE))
         return 0;
-    return jx_report(j, (*j)->ForceGarbageCollection(j), "ForceGarbageCollection") == JVMTI_ERROR_NONE;
+    return hp_force_gc(j, 0);
+}
+
+/* The last GC that can be forced safely before the exit output: our
+ * shutdown hook starts with the program's hooks, before HotSpot stops any
+ * collector (before_exit), and the exit waits for the hooks, so this GC
+ * always ends (G1, Parallel, Serial; never with ZGC or Shenandoah, see
+ * hp_gc_cannot_force). The final dump at VM death then scans the heap it
+ * left: live counts are exact unless something allocated after it (other
+ * hooks, daemon threads), which the output then says. Runtime.halt runs
+ * no hook: no GC, and the output says that too. Runs on the hook thread,
+ * under dump_lock (VM death waits for it there, as for any dump). */
+static void hp_exit_gc(jvmtiEnv *j)
+{
+    if (!g_hp.o.heap_sites || !g_hp.o.doe || g_hp.gc_no_force)
+        return;
+    jx_lock(j, g_hp.dump_lock);
+    if (!g_hp.dying)
+        hp_force_gc(j, 1);
+    jx_unlock(j, g_hp.dump_lock);
+}
+
+/* Sets live_fresh and live_note for the scan just made. */
+static void hp_live_note(void)
+{
+    char when[32] = "";
+    if (g_hp.gc_time) {
+        struct tm tm;
+        localtime_r(&g_hp.gc_time, &tm);
+        strftime(when, sizeof when, "%H:%M:%S", &tm);
+    }
+    const char *tail = "objects not yet collected count as live";
+    g_hp.live_fresh = g_hp.gc_seq != g_hp.scan_seq;
+    g_hp.scan_seq = g_hp.gc_seq;
+    g_hp.live_note[0] = 0;
+    if (g_hp.live_fresh) {
+        uint64_t after = site_alloc_total() - g_hp.gc_allocs;
+        /* within one dump a few ms pass between GC and scan: the objects
+         * allocated then are as good as live. At exit, whole hooks may. */
+        if (g_hp.exit_gc && after) /* sample=BYTES counts samples, not objects */
+            snprintf(g_hp.live_note, sizeof g_hp.live_note,
+                     "live as of the GC forced when the exit began at %s: %llu %s%s allocated "
+                     "after it count%s as live", when, (unsigned long long)after,
+                     g_hp.sample_bytes ? "sampled object" : "object", after == 1 ? "" : "s",
+                     after == 1 ? "s" : "");
+        return;
+    }
+    if (g_hp.gc_no_force)
+        snprintf(g_hp.live_note, sizeof g_hp.live_note,
+                 "live not exact: no GC is forced with ZGC or Shenandoah: %s", tail);
+    else if (g_hp.gc_time)
+        snprintf(g_hp.live_note, sizeof g_hp.live_note,
+                 "live not exact: no GC forced since %s%s: %s", when,
+                 __atomic_load_n(&g_hp.exiting, __ATOMIC_ACQUIRE) ? " and the JVM is exiting" : "",
+                 tail);
+    else
+        snprintf(g_hp.live_note, sizeof g_hp.live_note,
+                 "live not exact: no GC forced before this output%s: %s",
+                 __atomic_load_n(&g_hp.exiting, __ATOMIC_ACQUIRE) ? " as the JVM exits" : "", tail);
 }
 
 void hp_refresh(jvmtiEnv *j, int gc)
@@ -346,8 +428,8 @@ void hp_refresh(jvmtiEnv *j, int gc)
     JNIEnv *env = NULL;
     (*g_hp.vm)->GetEnv(g_hp.vm, (void **)&env, JNI_VERSION_1_8);
     cls_scan_loaded(j, env);
-    if (g_hp.o.heap_sites)
-        site_scan(j);
+    if (g_hp.o.heap_sites && site_scan(j) == 0)
+        hp_live_note();
 }
 
 void hp_write_unloads(void)

@@ -100,6 +100,18 @@ typedef struct hp_agent {
      * (HotSpot stops their control threads) never returns, and JVMTI
      * cannot tell when that begins: the agent forces none (hp_gc) */
     int gc_no_force;
+    /* What the live counts of sites mean (dump_lock): gc_seq counts the
+     * GCs the agent forced (hp_gc, and the one at exit: hp_exit_gc), each
+     * begun at gc_time (wall clock) with gc_allocs allocations counted
+     * (site_alloc_total); scan_seq is gc_seq at the last site_scan. An
+     * output whose scan follows no forced GC says so (live_note, and no
+     * HPROF_SITES_FORCE_GC flag in binary). */
+    uint32_t gc_seq, scan_seq;
+    time_t gc_time;
+    uint64_t gc_allocs;
+    int exit_gc;         /* gc_seq's last GC is the one at exit */
+    int live_fresh;      /* the last scan followed a forced GC */
+    char live_note[192]; /* "" when live counts are exact, else why not */
     hp_out *out;
     /* tables (structure under data_lock; see each module's header) */
     vec strs;           /* names.c: hp_str */

@@ -160,11 +160,15 @@ static const char out_legend[] =
     "\n"
     "  Section SITES (BEGIN ... END):\n"
     "      allocation sites: where objects were allocated, by class and\n"
-    "      trace, ordered by live bytes. `live` counts objects not yet\n"
-    "      collected, `alloc'ed` everything allocated there since profiling\n"
-    "      began. `self` is the site's share of all live bytes, `accum` the\n"
-    "      running total; rows below the cutoff are left out. Counts are\n"
-    "      exact unless the section says they are estimated (sample=BYTES).\n"
+    "      trace, ordered by live bytes. `live` counts the objects still\n"
+    "      reachable at a GC forced just before (the BEGIN line says when\n"
+    "      no GC could be, and what `live` then means), `alloc'ed`\n"
+    "      everything allocated there since profiling began. `self` is the\n"
+    "      site's share of all live bytes, `accum` the running total; rows\n"
+    "      below the cutoff are left out. Bytes are the JVM's own object\n"
+    "      sizes (as jmap -histo). Counts are exact unless the section says\n"
+    "      they are estimated (sample=BYTES); each row then ends with the\n"
+    "      samples it was scaled from, [N samples, L live].\n"
     "\n"
     "  Section CPU SAMPLES (cpu=samples):\n"
     "      where the threads that really ran (their CPU clock advanced) were\n"
@@ -610,6 +614,74 @@ static uint32_t out_u4(uint64_t v)
     return v > HPROF_U4_MAX ? HPROF_U4_MAX : (uint32_t)v;
 }
 
+/* An in-band UTF8 record (out_message's ids); caller holds out_lock. */
+static void out_note_locked(hp_out *o, const char *text, size_t len)
+{
+    uint64_t id = (g_hp.o.id_size == 4 ? OUT_MSG_ID4 : OUT_MSG_ID8) | ++o->messages;
+    hw_utf8(o->w, id, text, len);
+}
+
+/* A note being written: text in memory (open_memstream), then one UTF8
+ * record. Caller holds out_lock. */
+typedef struct out_note {
+    FILE *f;
+    char *text;
+    size_t len;
+} out_note;
+
+static FILE *out_note_open(out_note *n)
+{
+    n->text = NULL;
+    n->len = 0;
+    n->f = open_memstream(&n->text, &n->len);
+    return n->f;
+}
+
+static void out_note_close(hp_out *o, out_note *n)
+{
+    if (fclose(n->f) == 0)
+        out_note_locked(o, n->text, n->len);
+    free(n->text);
+}
+
+static int out_row_saturated(const hp_site_row *r)
+{
+    return r->live_bytes > HPROF_U4_MAX || r->live_n > HPROF_U4_MAX ||
+           r->alloc_bytes > HPROF_U4_MAX || r->alloc_n > HPROF_U4_MAX;
+}
+
+/* The HPROF_SITES_* records that go before a binary ALLOC SITES of these
+ * rows (hprof_format.h), in the record's row order. Caller holds out_lock. */
+static void out_sites_notes(hp_out *o, const hp_site_row *rows, uint32_t keep,
+                            const uint64_t tot[4], const out_sites_opts *so)
+{
+    out_note n;
+    if (so->live_note && out_note_open(&n)) {
+        fprintf(n.f, "%s%s", HPROF_SITES_NOTE, so->live_note);
+        out_note_close(o, &n);
+    }
+    if (so->sample_bytes && out_note_open(&n)) {
+        fprintf(n.f, "%s%llu", HPROF_SITES_SAMPLES, (unsigned long long)so->sample_bytes);
+        for (uint32_t i = 0; i < keep; i++)
+            fprintf(n.f, " %llu/%llu", (unsigned long long)rows[i].alloc_samples,
+                    (unsigned long long)rows[i].live_samples);
+        out_note_close(o, &n);
+    }
+    int saturated = tot[0] > HPROF_U4_MAX || tot[1] > HPROF_U4_MAX;
+    for (uint32_t i = 0; i < keep && !saturated; i++)
+        saturated = out_row_saturated(&rows[i]);
+    if (saturated && out_note_open(&n)) {
+        fprintf(n.f, "%s%llu %llu", HPROF_SITES_U8, (unsigned long long)tot[0],
+                (unsigned long long)tot[1]);
+        for (uint32_t i = 0; i < keep; i++)
+            if (out_row_saturated(&rows[i]))
+                fprintf(n.f, " %u:%llu,%llu,%llu,%llu", i, (unsigned long long)rows[i].live_bytes,
+                        (unsigned long long)rows[i].live_n, (unsigned long long)rows[i].alloc_bytes,
+                        (unsigned long long)rows[i].alloc_n);
+        out_note_close(o, &n);
+    }
+}
+
 void out_sites(hp_site_row *rows, uint32_t n, const uint64_t tot[4], const out_sites_opts *so)
 {
     hp_out *o = g_hp.out;
@@ -642,6 +714,7 @@ void out_sites(hp_site_row *rows, uint32_t n, const uint64_t tot[4], const out_s
                 s[i].alloc_bytes = out_u4(rows[i].alloc_bytes);
                 s[i].alloc_instances = out_u4(rows[i].alloc_n);
             }
+            out_sites_notes(o, rows, keep, tot, so);
             hw_alloc_sites_head h = {
                 .flags = so->flags,
                 .cutoff = (float)so->cutoff,
@@ -661,18 +734,27 @@ void out_sites(hp_site_row *rows, uint32_t n, const uint64_t tot[4], const out_s
         if (so->sample_bytes)
             snprintf(est, sizeof est, ", estimated from samples every %llu bytes",
                      (unsigned long long)so->sample_bytes);
-        out_printf(o, "SITES BEGIN (ordered by %s bytes%s) %s\n", by_alloc ? "allocated" : "live",
-                   est, when);
+        out_printf(o, "SITES BEGIN (ordered by %s bytes%s%s%s) %s\n", by_alloc ? "allocated" : "live",
+                   est, so->live_note ? "; " : "", so->live_note ? so->live_note : "", when);
         out_printf(o, "          percent          live          alloc'ed  stack class\n");
         out_printf(o, " rank   self  accum     bytes objs     bytes  objs trace name\n");
         double accum = 0;
         for (uint32_t i = 0; i < keep; i++) {
             double self = tot[0] ? 100.0 * (double)rows[i].live_bytes / (double)tot[0] : 0.0;
             accum += self;
-            out_printf(o, "%5u %5.2f%% %5.2f%% %9llu %4llu %9llu %5llu %5u %s\n", i + 1, self, accum,
+            /* sample=BYTES: the samples behind the scaled row, after the
+             * class name (a whitespace-split reader of the original's nine
+             * columns reads the row as before) */
+            char samp[64] = "";
+            if (so->sample_bytes)
+                snprintf(samp, sizeof samp, "  [%llu sample%s, %llu live]",
+                         (unsigned long long)rows[i].alloc_samples,
+                         rows[i].alloc_samples == 1 ? "" : "s",
+                         (unsigned long long)rows[i].live_samples);
+            out_printf(o, "%5u %5.2f%% %5.2f%% %9llu %4llu %9llu %5llu %5u %s%s\n", i + 1, self, accum,
                        (unsigned long long)rows[i].live_bytes, (unsigned long long)rows[i].live_n,
                        (unsigned long long)rows[i].alloc_bytes, (unsigned long long)rows[i].alloc_n,
-                       rows[i].trace->serial, rows[i].cls->name_java);
+                       rows[i].trace->serial, rows[i].cls->name_java, samp);
         }
         out_printf(o, "SITES END\n");
     }

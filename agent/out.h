@@ -35,7 +35,9 @@ typedef struct out_sites_opts {
     uint16_t flags;    /* HPROF_SITES_* */
     double cutoff;
     uint64_t sample_bytes; /* 0 = exact counts, else estimates */
+    const char *live_note; /* why live counts are not exact; NULL when they are */
 } out_sites_opts;
+
 
 /* ALLOC SITES (binary) or SITES BEGIN ... END (text) from merged rows, with
  * the traces and classes they need written first. Sorts `rows`. */

@@ -69,6 +69,15 @@ hp_site *site_get(jvmtiEnv *j, hp_class *c, hp_trace *t, uint64_t size)
     return s;
 }
 
+uint64_t site_alloc_total(void)
+{
+    uint64_t sum = 0;
+    uint32_t ns = site_count();
+    for (uint32_t i = 1; i < ns; i++)
+        sum += __atomic_load_n(&site_at(i)->alloc_n, __ATOMIC_RELAXED);
+    return sum;
+}
+
 /* What one scan counts: live objects per site index. Grown by the
  * callback itself when a site newer than the scan's start shows up. */
 typedef struct site_scan_state {

@@ -59,11 +59,18 @@ static inline uint64_t site_alloc(hp_site *s)
  * the previous scan). */
 int site_scan(jvmtiEnv *j);
 
+/* Allocations counted so far at every site (a relaxed sum: exact when no
+ * thread allocates meanwhile). Compared before a forced GC and at a scan,
+ * it tells how many objects the scan may count live without knowing. */
+uint64_t site_alloc_total(void);
+
 /* One output row: the merged counters of a (class, trace). */
 typedef struct hp_site_row {
     hp_class *cls;
     hp_trace *trace;
     uint64_t live_bytes, live_n, alloc_bytes, alloc_n;
+    /* sample=BYTES: the samples the (scaled) figures come from */
+    uint64_t alloc_samples, live_samples;
     uint8_t changed; /* a site of the row changed since the last marked output */
 } hp_site_row;
 

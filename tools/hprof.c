@@ -19,6 +19,7 @@
 #include "hprof/hv_verify.h"
 #include "hu_map.h"
 #include "normalize.h"
+#include "objsize.h"
 #include "warnlimit.h"
 
 #define HPROF_EXIT_OK 0
@@ -311,6 +312,9 @@ static int hprof_cmd_verify(int argc, char **argv)
 typedef struct hprof_histo_row {
     hprof_id class_id;
     uint64_t count, bytes;
+    /* instances: sized at the end, once every CLASS DUMP is known (their
+     * field bytes are the same for every instance of a valid dump) */
+    uint64_t inst_n, inst_nbytes;
     const char *name;
 } hprof_histo_row;
 
@@ -324,6 +328,8 @@ typedef struct hprof_histo {
     hprof_histo_row *row;
     size_t nrows, caprows;
     hprof_id prim_class[16]; /* element type -> class id of "[I"/"int[]" */
+    uint64_t nheap; /* HEAP DUMP and HEAP DUMP SEGMENT records */
+    objsize_classes classes; /* reference fields per class, for sizes */
     int oom;
 } hprof_histo;
 
@@ -352,6 +358,8 @@ static int hprof_prim_type_of(const char *s, size_t n)
 static int hprof_histo_record(void *ctx, const hr_record *r)
 {
     hprof_histo *h = ctx;
+    if (r->tag == HPROF_TAG_HEAP_DUMP || r->tag == HPROF_TAG_HEAP_DUMP_SEGMENT)
+        h->nheap++;
     if (r->tag == HPROF_TAG_UTF8 && r->body) {
         size_t n = r->u.utf8.len;
         if (h->names_len + n + 1 > h->names_cap) {
@@ -417,15 +425,9 @@ static hprof_histo_row *hprof_histo_row_for(hprof_histo *h, uint64_t key)
     return &h->row[*slot - 1];
 }
 
-/* Shallow size as estimated from the dump: an object header of two ids
- * (mark word + class), four more bytes of length for arrays, the data, and
- * 8-byte alignment. The same rule for every dump makes histograms of two
- * dumps of one program comparable. */
-static uint64_t hprof_align8(uint64_t v)
-{
-    return (v + 7) & ~(uint64_t)7;
-}
-
+/* Shallow sizes are HotSpot's own (objsize.h), as jmap -histo and the
+ * agent's SITES give them; the same rule for every dump makes histograms
+ * of two dumps of one program comparable. */
 static int hprof_histo_sub(void *ctx, const hr_sub *s)
 {
     hprof_histo *h = ctx;
@@ -434,19 +436,28 @@ static int hprof_histo_sub(void *ctx, const hr_sub *s)
     if (s->part) /* a later part of an object array (hr_sub): counted once */
         return 0;
     switch (s->tag) {
+    case HPROF_GC_CLASS_DUMP:
+        if (objsize_add_class(&h->classes, s, h->id) != 0) {
+            h->oom = 1;
+            return 1;
+        }
+        return 0;
     case HPROF_GC_INSTANCE_DUMP:
         row = hprof_histo_row_for(h, s->u.inst.class_id);
-        bytes = hprof_align8(2ull * h->id + s->u.inst.nbytes);
+        if (row) {
+            row->inst_n++;
+            row->inst_nbytes += s->u.inst.nbytes;
+        }
         break;
     case HPROF_GC_OBJ_ARRAY_DUMP:
         row = hprof_histo_row_for(h, s->u.oarr.class_id);
-        bytes = hprof_align8(2ull * h->id + 4 + (uint64_t)s->u.oarr.n * h->id);
+        bytes = objsize_of(&h->classes, s, h->id);
         break;
     case HPROF_GC_PRIM_ARRAY_DUMP: {
         uint8_t t = s->u.parr.type;
         uint64_t key = h->prim_class[t] ? h->prim_class[t] : (uint64_t)t * 2 + 1;
         row = hprof_histo_row_for(h, key);
-        bytes = hprof_align8(2ull * h->id + 4 + (uint64_t)s->u.parr.n * hprof_type_size(t, h->id));
+        bytes = objsize_of(&h->classes, s, h->id);
         if (row && !h->prim_class[t] && !row->name) {
             static const char *const desc[16] = {[HPROF_TYPE_BOOLEAN] = "[Z", [HPROF_TYPE_CHAR] = "[C",
                                                  [HPROF_TYPE_FLOAT] = "[F", [HPROF_TYPE_DOUBLE] = "[D",
@@ -544,6 +555,7 @@ static int hprof_cmd_histo(int argc, char **argv)
     hu_map_init(&h.utf8);
     hu_map_init(&h.class_name);
     hu_map_init(&h.rows);
+    objsize_init(&h.classes);
     hr_callbacks cb = {.on_header = hprof_histo_header, .on_record = hprof_histo_record,
                        .on_sub = hprof_histo_sub};
     hr_status rc = hr_parse(src, &cb, &h, NULL);
@@ -555,6 +567,22 @@ static int hprof_cmd_histo(int argc, char **argv)
     } else if (rc != HR_OK) {
         fprintf(stderr, "hprof: %s is malformed; the histogram covers what could be read "
                         "(run 'hprof verify %s')\n", path, path);
+        status = HPROF_EXIT_PROBLEMS;
+    }
+    if (!h.oom && objsize_finish(&h.classes) != 0) {
+        fprintf(stderr, "hprof: out of memory reading %s\n", path);
+        h.oom = 1;
+        status = HPROF_EXIT_PROBLEMS;
+    }
+    for (size_t i = 0; i < h.nrows && !h.oom; i++) {
+        hprof_histo_row *r = &h.row[i];
+        if (r->inst_n) /* (a malformed dump's varying sizes: their mean) */
+            r->bytes += r->inst_n * objsize_instance(&h.classes, r->class_id,
+                                                     r->inst_nbytes / r->inst_n, h.id);
+    }
+    if (!h.oom && !h.nheap) { /* an empty table would read as an empty heap */
+        fprintf(stderr, "hprof: %s has no heap dump (written with heap=dump or heap=all, or by "
+                        "jcmd GC.heap_dump)\n", path);
         status = HPROF_EXIT_PROBLEMS;
     }
     char unknown[64];
@@ -590,17 +618,19 @@ static int hprof_cmd_histo(int argc, char **argv)
     }
     if (h.nrows) /* h.row is NULL without a heap dump: qsort's pointer must not be */
         qsort(h.row, h.nrows, sizeof h.row[0], hprof_histo_cmp);
-    printf(" num     #instances         #bytes  class name\n");
-    printf("----------------------------------------------\n");
-    uint64_t tc = 0, tb = 0;
-    for (size_t i = 0; i < h.nrows; i++) {
-        if (!top || (long)i < top)
-            printf("%4zu: %14" PRIu64 " %14" PRIu64 "  %s\n", i + 1, h.row[i].count, h.row[i].bytes,
-                   h.row[i].name);
-        tc += h.row[i].count;
-        tb += h.row[i].bytes;
+    if (h.nheap) {
+        printf(" num     #instances         #bytes  class name\n");
+        printf("----------------------------------------------\n");
+        uint64_t tc = 0, tb = 0;
+        for (size_t i = 0; i < h.nrows; i++) {
+            if (!top || (long)i < top)
+                printf("%4zu: %14" PRIu64 " %14" PRIu64 "  %s\n", i + 1, h.row[i].count,
+                       h.row[i].bytes, h.row[i].name);
+            tc += h.row[i].count;
+            tb += h.row[i].bytes;
+        }
+        printf("Total %14" PRIu64 " %14" PRIu64 "\n", tc, tb);
     }
-    printf("Total %14" PRIu64 " %14" PRIu64 "\n", tc, tb);
     for (size_t i = 0; owned && i < nowned; i++)
         free(owned[i]);
     free(owned);
@@ -610,6 +640,7 @@ static int hprof_cmd_histo(int argc, char **argv)
     hu_map_cleanup(&h.utf8);
     hu_map_cleanup(&h.class_name);
     hu_map_cleanup(&h.rows);
+    objsize_cleanup(&h.classes);
     return status;
 }
 

@@ -22,9 +22,9 @@
  *
  * What the binary does not carry is filled in as follows: timestamps are the
  * header time plus each record's offset (printed like ctime(3), in local
- * time); `sz` of OBJ/ARR and the HEAP DUMP BEGIN byte count use the estimate
- * of `hprof histo` (two ids of header, 4 bytes of array length, the data,
- * 8-byte alignment); ROOT <JNI global ref> prints trace=0; the TRACE phase
+ * time); `sz` of OBJ/ARR and the HEAP DUMP BEGIN byte count are HotSpot's
+ * sizes, as `hprof histo` and the agent's SITES count them (objsize.h);
+ * ROOT <JNI global ref> prints trace=0; the TRACE phase
  * annotation is never printed; the prelude file (jvm.hprof.txt) is left out.
  * OBJ lists non-null reference fields in the binary's order (the class's own
  * fields, then its superclass's, and so on). The HEAP DUMP BEGIN counts are
@@ -46,12 +46,10 @@
 #include "hprof/hr_reader.h"
 #include "hu_map.h"
 #include "normalize.h"
+#include "objsize.h"
 #include "superchain.h"
 #include "warnlimit.h"
 
-#define PRINT_EXIT_OK 0
-#define PRINT_EXIT_PROBLEMS 1
-#define PRINT_EXIT_USAGE 2
 #define PRINT_LINE_FLUSH (64u * 1024u) /* bytes of a huge array's lines held at once */
 
 /* ------------------------------------------------------------ model */
@@ -80,13 +78,8 @@ typedef struct print_layout {
 
 typedef struct print_dump {
     uint64_t objects, bytes;
+    hu_map inst; /* class id -> its instances in the dump: sized after pass 1 */
 } print_dump;
-
-/* Heap dump boundaries, decided the same way in both passes: a HEAP DUMP
- * record is one dump; HEAP DUMP SEGMENTs form one dump until HEAP DUMP END,
- * another dump, or the end of the file. */
-enum { PRINT_EV_RECORD_END = 0x100, PRINT_EV_EOF = 0x101 };
-enum { PRINT_DUMP_END = 1, PRINT_DUMP_BEGIN = 2 };
 
 typedef struct print_model {
     const char *path;
@@ -127,29 +120,9 @@ typedef struct print_model {
 
     uint64_t nsites, nsamples; /* ALLOC SITES and CPU SAMPLES records */
     int normalize; /* --normalize: class names without hidden-class addresses */
+    objsize_classes sizes;     /* HotSpot's object sizes (objsize.h) */
+    hu_map inst_nbytes;        /* class id -> field bytes of its instances */
 } print_model;
-
-/* Grows the array whose pointer is at `pp` to hold `need` elements of
- * `elem` bytes. Returns 0, or -1 when out of memory (the array intact). */
-static int print_grow(void *pp, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap : 64;
-    while (nc < need) {
-        if (nc > SIZE_MAX / 2 / elem)
-            return -1;
-        nc *= 2;
-    }
-    void *p;
-    memcpy(&p, pp, sizeof p);
-    void *np = realloc(p, nc * elem);
-    if (!np)
-        return -1;
-    memcpy(pp, &np, sizeof np);
-    *cap = nc;
-    return 0;
-}
 
 static int print_oom(print_model *m)
 {
@@ -203,55 +176,6 @@ static const char *print_utf8(const print_model *m, hprof_id id)
     return id ? print_lookup(m, &m->utf8, id) : NULL;
 }
 
-static int print_dump_event(int *state, int ev)
-{
-    int mask = 0;
-    switch (ev) {
-    case HPROF_TAG_HEAP_DUMP:
-        mask = (*state ? PRINT_DUMP_END : 0) | PRINT_DUMP_BEGIN;
-        *state = 1;
-        break;
-    case HPROF_TAG_HEAP_DUMP_SEGMENT:
-        if (*state != 2) {
-            mask = (*state ? PRINT_DUMP_END : 0) | PRINT_DUMP_BEGIN;
-            *state = 2;
-        }
-        break;
-    case PRINT_EV_RECORD_END:
-        if (*state == 1) {
-            mask = PRINT_DUMP_END;
-            *state = 0;
-        }
-        break;
-    case HPROF_TAG_HEAP_DUMP_END:
-    case PRINT_EV_EOF:
-        if (*state) {
-            mask = PRINT_DUMP_END;
-            *state = 0;
-        }
-        break;
-    default:
-        break;
-    }
-    return mask;
-}
-
-/* The estimate `hprof histo` uses: the same rule for every file, so sizes
- * of two dumps of one program compare. */
-static uint64_t print_obj_size(const hr_sub *s, unsigned idsz)
-{
-    uint64_t v;
-    switch (s->tag) {
-    case HPROF_GC_INSTANCE_DUMP: v = 2ull * idsz + s->u.inst.nbytes; break;
-    case HPROF_GC_OBJ_ARRAY_DUMP: v = 2ull * idsz + 4 + (uint64_t)s->u.oarr.n * idsz; break;
-    case HPROF_GC_PRIM_ARRAY_DUMP:
-        v = 2ull * idsz + 4 + (uint64_t)s->u.parr.n * hprof_type_size(s->u.parr.type, idsz);
-        break;
-    default: return 0;
-    }
-    return (v + 7) & ~(uint64_t)7;
-}
-
 /* ---- pass 1 */
 
 static int print_m_header(void *ctx, const hr_header *h)
@@ -301,7 +225,8 @@ static int print_m_record(void *ctx, const hr_record *r)
     if (ev & PRINT_DUMP_BEGIN) {
         if (print_grow(&m->dumps, &m->capdumps, m->ndumps + 1, sizeof *m->dumps) != 0)
             return print_oom(m);
-        memset(&m->dumps[m->ndumps++], 0, sizeof *m->dumps);
+        memset(&m->dumps[m->ndumps], 0, sizeof *m->dumps);
+        hu_map_init(&m->dumps[m->ndumps++].inst);
     }
     if (!r->body || r->malformed)
         return 0;
@@ -381,15 +306,46 @@ static int print_m_sub(void *ctx, const hr_sub *s)
     print_model *m = ctx;
     if (s->part) /* a later part of an object array (hr_sub): counted once */
         return 0;
-    if (s->tag == HPROF_GC_CLASS_DUMP)
+    if (s->tag == HPROF_GC_CLASS_DUMP) {
+        if (objsize_add_class(&m->sizes, s, m->idsz) != 0)
+            return print_oom(m);
         return print_m_class_dump(m, s);
+    }
     int object = s->tag == HPROF_GC_INSTANCE_DUMP || s->tag == HPROF_GC_OBJ_ARRAY_DUMP ||
                  s->tag == HPROF_GC_PRIM_ARRAY_DUMP;
     if (object && m->ndumps) {
-        m->dumps[m->ndumps - 1].objects++;
-        m->dumps[m->ndumps - 1].bytes += print_obj_size(s, m->idsz);
+        print_dump *d = &m->dumps[m->ndumps - 1];
+        d->objects++;
+        if (s->tag != HPROF_GC_INSTANCE_DUMP) {
+            d->bytes += objsize_of(&m->sizes, s, m->idsz);
+            return 0;
+        }
+        /* an instance's size needs its class chain's CLASS DUMPs, which
+         * may come later: counted now, sized by print_m_sizes */
+        int ins;
+        uint64_t *n = hu_map_upsert(&d->inst, s->u.inst.class_id, 0, &ins);
+        if (!n || (ins && hu_map_put(&m->inst_nbytes, s->u.inst.class_id, s->u.inst.nbytes) != 0))
+            return print_oom(m);
+        ++*n;
     }
     return 0;
+}
+
+/* The bytes of each dump's instances, once every class is known. */
+static void print_m_sizes(print_model *m)
+{
+    if (objsize_finish(&m->sizes) != 0) {
+        print_oom(m);
+        return;
+    }
+    for (size_t i = 0; i < m->ndumps; i++) {
+        size_t it = 0;
+        uint64_t cls, n;
+        while (hu_map_next(&m->dumps[i].inst, &it, &cls, &n)) {
+            const uint64_t *nb = hu_map_get(&m->inst_nbytes, cls);
+            m->dumps[i].bytes += n * objsize_instance(&m->sizes, cls, nb ? *nb : 0, m->idsz);
+        }
+    }
 }
 
 /* Resolves every class name once, in Java form, so pass 2 only looks up. */
@@ -437,6 +393,8 @@ static void print_model_init(print_model *m, const char *path)
                       &m->id_name,  &m->frame_ix,     &m->trace_ix, &m->layout_ix};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         hu_map_init(maps[i]);
+    objsize_init(&m->sizes);
+    hu_map_init(&m->inst_nbytes);
 }
 
 static void print_model_cleanup(print_model *m)
@@ -452,7 +410,11 @@ static void print_model_cleanup(print_model *m)
     free(m->layouts);
     free(m->chain_len);
     free(m->fields);
+    for (size_t i = 0; i < m->ndumps; i++)
+        hu_map_cleanup(&m->dumps[i].inst);
     free(m->dumps);
+    objsize_cleanup(&m->sizes);
+    hu_map_cleanup(&m->inst_nbytes);
 }
 
 /* After pass 1: each layout's count of distinct classes up its super chain
@@ -513,6 +475,7 @@ typedef struct print_ctx {
     size_t nacc, capacc;
     char *ln;         /* heap dumps: the line being built (print_ln_*) */
     size_t nln, capln;
+    print_site_notes notes; /* sites: the agent's notes on the next ALLOC SITES */
 } print_ctx;
 
 static void print_time(const print_ctx *c, uint32_t time_us, char *buf, size_t cap)
@@ -602,22 +565,24 @@ static void print_trace_block(print_ctx *c, uint32_t serial)
 
 typedef struct print_site_row {
     hr_alloc_site s;
-    uint32_t pos; /* in the record: ties keep the writer's order */
+    uint64_t v[4];  /* live bytes, objs, alloc bytes, objs: true values (print_notes_row) */
+    int mark;       /* print_notes_row's result */
+    uint32_t pos;   /* in the record: ties keep the writer's order */
 } print_site_row;
 
 static int print_site_by_live(const void *a, const void *b)
 {
     const print_site_row *x = a, *y = b;
-    if (x->s.live_bytes != y->s.live_bytes)
-        return x->s.live_bytes < y->s.live_bytes ? 1 : -1;
+    if (x->v[0] != y->v[0])
+        return x->v[0] < y->v[0] ? 1 : -1;
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
 static int print_site_by_alloc(const void *a, const void *b)
 {
     const print_site_row *x = a, *y = b;
-    if (x->s.alloc_bytes != y->s.alloc_bytes)
-        return x->s.alloc_bytes < y->s.alloc_bytes ? 1 : -1;
+    if (x->v[2] != y->v[2])
+        return x->v[2] < y->v[2] ? 1 : -1;
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
@@ -652,6 +617,11 @@ static print_site_row *print_site_rows(print_ctx *c, const hr_record *r, int by_
     for (uint32_t i = 0; i < *n; i++) {
         hr_alloc_site_at(r, i, &rows[i].s);
         rows[i].pos = i;
+        rows[i].v[0] = rows[i].s.live_bytes;
+        rows[i].v[1] = rows[i].s.live_instances;
+        rows[i].v[2] = rows[i].s.alloc_bytes;
+        rows[i].v[3] = rows[i].s.alloc_instances;
+        rows[i].mark = print_notes_row(&c->notes, i, rows[i].v);
     }
     qsort(rows, *n, sizeof *rows, by_alloc ? print_site_by_alloc : print_site_by_live);
     return rows;
@@ -664,13 +634,14 @@ static void print_sites_section(print_ctx *c, const hr_record *r)
     print_site_row *rows = print_site_rows(c, r, by_alloc, &n);
     if (n && !rows)
         return;
-    double live_total = r->u.alloc_sites.total_live_bytes;
+    const print_site_notes *nt = &c->notes;
+    double live_total = nt->has_u8 ? (double)nt->live_total[0] : r->u.alloc_sites.total_live_bytes;
     double alloc_total = (double)r->u.alloc_sites.total_alloc_bytes;
     /* the cutoff rule of the original (site share of the total, which
      * counts the sites the writer already left out), on the sort key */
     uint32_t kept = 0;
     for (uint32_t i = 0; i < n; i++) {
-        double key = by_alloc ? rows[i].s.alloc_bytes : rows[i].s.live_bytes;
+        double key = (double)(by_alloc ? rows[i].v[2] : rows[i].v[0]);
         double total = by_alloc ? alloc_total : live_total;
         if (c->cutoff > 0 && (total <= 0 || key / total < c->cutoff))
             continue;
@@ -680,21 +651,30 @@ static void print_sites_section(print_ctx *c, const hr_record *r)
         print_trace_block(c, rows[i].s.trace_serial);
     char when[64];
     print_time(c, r->time_us, when, sizeof when);
-    fprintf(c->out, "SITES BEGIN (ordered by %s) %s\n", by_alloc ? "allocated bytes" : "live bytes",
-            when);
+    /* the agent's own text spells the notes the same way (agent/out.c) */
+    char est[96] = "";
+    if (nt->sample_bytes)
+        snprintf(est, sizeof est, ", estimated from samples every %" PRIu64 " bytes", nt->sample_bytes);
+    fprintf(c->out, "SITES BEGIN (ordered by %s%s%s%s) %s\n", by_alloc ? "allocated bytes" : "live bytes",
+            est, nt->note ? "; " : "", nt->note ? nt->note : "", when);
     fputs("          percent          live          alloc'ed  stack class\n", c->out);
     fputs(" rank   self  accum     bytes objs     bytes  objs trace name\n", c->out);
     double accum = 0;
     for (uint32_t i = 0; i < kept; i++) {
         const hr_alloc_site *s = &rows[i].s;
-        double self = live_total > 0 ? s->live_bytes / live_total : 0.0;
+        const uint64_t *v = rows[i].v;
+        double self = live_total > 0 ? (double)v[0] / live_total : 0.0;
         accum += self;
-        char buf[64];
-        fprintf(c->out, "%5" PRIu32 " %5.2f%% %5.2f%% %9" PRIu32 " %4" PRIu32 " %9" PRIu32
-                        " %5" PRIu32 " %5" PRIu32 " %s\n",
-                i + 1, self * 100.0, accum * 100.0, s->live_bytes, s->live_instances,
-                s->alloc_bytes, s->alloc_instances, s->trace_serial,
-                print_site_class(c, s, buf, sizeof buf));
+        char buf[64], samp[64] = "";
+        uint32_t pos = rows[i].pos;
+        if (pos < nt->nsamp)
+            snprintf(samp, sizeof samp, "  [%" PRIu64 " sample%s, %" PRIu64 " live]", nt->samp[2 * pos],
+                     nt->samp[2 * pos] == 1 ? "" : "s", nt->samp[2 * pos + 1]);
+        fprintf(c->out, "%5" PRIu32 " %5.2f%% %5.2f%% %9" PRIu64 " %4" PRIu64 " %9" PRIu64
+                        " %5" PRIu64 " %5" PRIu32 " %s%s%s\n",
+                i + 1, self * 100.0, accum * 100.0, v[0], v[1], v[2], v[3], s->trace_serial,
+                print_site_class(c, s, buf, sizeof buf), samp,
+                rows[i].mark & 2 ? "  [u4 saturated: may be larger]" : "");
     }
     fputs("SITES END\n", c->out);
     free(rows);
@@ -955,7 +935,7 @@ static void print_heap_begin(print_ctx *c, const hr_record *r)
         if (ix && *ix == i) /* a redefined serial prints once, as its last definition */
             print_trace_block_at(c, i);
     }
-    print_dump d = {0, 0};
+    print_dump d = {0};
     if (c->dumps_seen < c->m->ndumps)
         d = c->m->dumps[c->dumps_seen];
     c->dumps_seen++;
@@ -969,7 +949,7 @@ static void print_heap_events(print_ctx *c, int ev, const hr_record *r)
 {
     int mask = print_dump_event(&c->dump_state, ev);
     if ((mask & PRINT_DUMP_END) && c->cut) {
-        print_dump d = {0, 0};
+        print_dump d = {0};
         if (c->dumps_seen && c->dumps_seen <= c->m->ndumps)
             d = c->m->dumps[c->dumps_seen - 1];
         fprintf(c->out, "HEAP DUMP INCOMPLETE: %s; this section holds only the %" PRIu64
@@ -987,7 +967,7 @@ static void print_instance(print_ctx *c, const hr_sub *s)
     print_ln_lit(c, "OBJ ");
     print_ln_hex(c, s->u.inst.id);
     print_ln_lit(c, " (sz=");
-    print_ln_dec(c, print_obj_size(s, m->idsz));
+    print_ln_dec(c, objsize_of(&m->sizes, s, m->idsz));
     print_ln_lit(c, ", trace=");
     print_ln_dec(c, s->u.inst.trace_serial);
     print_ln_lit(c, ", class=");
@@ -1044,7 +1024,7 @@ static void print_obj_array(print_ctx *c, const hr_sub *s)
     print_ln_lit(c, "ARR ");
     print_ln_hex(c, s->u.oarr.id);
     print_ln_lit(c, " (sz=");
-    print_ln_dec(c, print_obj_size(s, idsz));
+    print_ln_dec(c, objsize_of(&c->m->sizes, s, idsz));
     print_ln_lit(c, ", trace=");
     print_ln_dec(c, s->u.oarr.trace_serial);
     print_ln_lit(c, ", nelems=");
@@ -1077,7 +1057,7 @@ static void print_prim_array(print_ctx *c, const hr_sub *s)
     print_ln_lit(c, "ARR ");
     print_ln_hex(c, s->u.parr.id);
     print_ln_lit(c, " (sz=");
-    print_ln_dec(c, print_obj_size(s, c->m->idsz));
+    print_ln_dec(c, objsize_of(&c->m->sizes, s, c->m->idsz));
     print_ln_lit(c, ", trace=");
     print_ln_dec(c, s->u.parr.trace_serial);
     print_ln_lit(c, ", nelems=");
@@ -1204,8 +1184,14 @@ static int print_record(void *ctx, const hr_record *r)
             for (uint32_t i = 0; i < r->u.alloc_sites.nsites; i++) {
                 hr_alloc_site s;
                 hr_alloc_site_at(r, i, &s);
-                print_acc_add(c, s.trace_serial, s.class_serial, 1, s.array_type, s.alloc_bytes);
+                uint64_t v[4] = {s.live_bytes, s.live_instances, s.alloc_bytes, s.alloc_instances};
+                print_notes_row(&c->notes, i, v);
+                print_acc_add(c, s.trace_serial, s.class_serial, 1, s.array_type, v[2]);
             }
+        print_notes_clear(&c->notes); /* they described this record only */
+    } else if (r->tag == HPROF_TAG_UTF8) {
+        if (print_notes_take(&c->notes, (const char *)r->u.utf8.str, r->u.utf8.len) < 0)
+            c->oom = 1;
     } else if (r->tag == HPROF_TAG_CPU_SAMPLES) {
         if (c->mode == PRINT_TEXT || c->mode == PRINT_SAMPLES)
             print_samples_section(c, r);
@@ -1260,14 +1246,6 @@ static int print_header(void *ctx, const hr_header *h)
 
 /* ------------------------------------------------------------ driver */
 
-static int print_usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "hprof: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nRun 'hprof help' for usage.\n");
-    return PRINT_EXIT_USAGE;
-}
-
 /* The reasons print_passes could not run both passes. */
 enum { PRINT_PASS_OK, PRINT_PASS_NOT_HPROF, PRINT_PASS_OOM, PRINT_PASS_REREAD };
 
@@ -1290,6 +1268,8 @@ static int print_passes(print_ctx *c, hr_source *src, int want_heap, hr_status *
         print_m_finish(m, &m->class_id, &m->id_name);
     if (!m->oom)
         print_m_chains(m);
+    if (!m->oom)
+        print_m_sizes(m);
     if (!m->oom && m->ntraces && !(c->printed = calloc(m->ntraces, 1)))
         m->oom = 1;
     if (m->oom)
@@ -1321,6 +1301,7 @@ static void print_ctx_cleanup(print_ctx *c)
     c->printed = NULL;
     free(c->acc);
     c->acc = NULL;
+    print_notes_clear(&c->notes);
     hu_map_cleanup(&c->warned);
     hu_map_cleanup(&c->acc_ix);
     print_model_cleanup(c->m);
@@ -1453,50 +1434,6 @@ int print_heap_dumps_cut(hr_source *src, FILE *out, unsigned flags, const char *
     }
     print_ctx_cleanup(&c);
     return status;
-}
-
-/* Parses "[options] FILE" where every option is a flag or takes one value.
- * `flags` and `valued` are NULL-terminated; *set[i] becomes 1 for flags;
- * values land in *val[i]. Returns 0, or the usage exit status. */
-static int print_args(int argc, char **argv, const char *const *flags, int *const *set,
-                      const char *const *valued, const char **const *val, const char **path)
-{
-    *path = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int done = 0;
-        for (int k = 0; flags && flags[k] && !done; k++)
-            if (strcmp(a, flags[k]) == 0) {
-                *set[k] = 1;
-                done = 1;
-            }
-        for (int k = 0; valued && valued[k] && !done; k++)
-            if (strcmp(a, valued[k]) == 0) {
-                if (i + 1 >= argc) {
-                    fprintf(stderr, "hprof: %s: %s needs a value\n", argv[0], a);
-                    fprintf(stderr, "Run 'hprof help' for usage.\n");
-                    return PRINT_EXIT_USAGE;
-                }
-                *val[k] = argv[++i];
-                done = 1;
-            }
-        if (done)
-            continue;
-        if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "hprof: %s: unknown option '%s'\n", argv[0], a);
-            fprintf(stderr, "Run 'hprof help' for usage.\n");
-            return PRINT_EXIT_USAGE;
-        }
-        if (*path) {
-            fprintf(stderr, "hprof: %s takes one FILE; extra argument '%s'\n", argv[0], a);
-            fprintf(stderr, "Run 'hprof help' for usage.\n");
-            return PRINT_EXIT_USAGE;
-        }
-        *path = a;
-    }
-    if (!*path)
-        return print_usage_error("%s needs a FILE", argv[0]);
-    return 0;
 }
 
 int print_sites_main(int argc, char **argv)

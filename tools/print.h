@@ -64,6 +64,55 @@ size_t print_java_name(const char *vm, size_t len, char *out, size_t cap);
  * "Compiled method" (-2), "Native method" (-3). Returns `buf` or a literal. */
 const char *print_line_text(int32_t line, char *buf, size_t cap);
 
+/* What hprof's agent writes before a binary ALLOC SITES (hprof_format.h,
+ * HPROF_SITES_*), gathered from the UTF8 records since the last one. */
+typedef struct print_site_notes {
+    char *note;            /* why live counts are not exact, or NULL */
+    uint64_t sample_bytes; /* sample=BYTES of the figures, 0 = exact counts */
+    uint64_t *samp;        /* per row of the record: allocation, live samples */
+    uint32_t nsamp;        /* rows in samp */
+    int has_u8;            /* live_total holds the true totals */
+    uint64_t live_total[2]; /* live bytes, live instances */
+    uint64_t *u8;          /* per saturated row: index, lb, li, ab, ai */
+    uint32_t nu8;
+} print_site_notes;
+
+/* Keeps the text of one UTF8 record if it is such a note: returns 1 if it
+ * was, 0 if not, -1 when out of memory. */
+int print_notes_take(print_site_notes *n, const char *s, size_t len);
+/* Row i's (live bytes, live objs, alloc bytes, alloc objs), read from the
+ * record into v, with the true values where the notes hold them. Returns
+ * 1 if corrected, | 2 if a value stays at the u4 maximum (saturated). */
+int print_notes_row(const print_site_notes *n, uint32_t i, uint64_t v[4]);
+void print_notes_clear(print_site_notes *n);
+
+/* Grows the array whose pointer is at `pp` to hold `need` elements of
+ * `elem` bytes. Returns 0, or -1 when out of memory (the array intact). */
+int print_grow(void *pp, size_t *cap, size_t need, size_t elem);
+
+/* Heap dump boundaries, decided the same way in both passes: a HEAP DUMP
+ * record is one dump; HEAP DUMP SEGMENTs form one dump until HEAP DUMP END,
+ * another dump, or the end of the file. */
+enum { PRINT_EV_RECORD_END = 0x100, PRINT_EV_EOF = 0x101 };
+enum { PRINT_DUMP_END = 1, PRINT_DUMP_BEGIN = 2 };
+/* Feeds one record tag (or PRINT_EV_*) to the boundary tracker `state`
+ * (0 at the start); returns PRINT_DUMP_END | PRINT_DUMP_BEGIN as crossed. */
+int print_dump_event(int *state, int ev);
+
+/* Exit statuses of the commands */
+#define PRINT_EXIT_OK 0
+#define PRINT_EXIT_PROBLEMS 1
+#define PRINT_EXIT_USAGE 2
+
+/* "hprof: <fmt with arg>" and a pointer to `hprof help` on stderr; returns
+ * PRINT_EXIT_USAGE. */
+int print_usage_error(const char *fmt, const char *arg);
+/* Parses "[options] FILE" where every option is a flag or takes one value.
+ * `flags` and `valued` are NULL-terminated; *set[i] becomes 1 for flags;
+ * values land in *val[i]. Returns 0, or the usage exit status. */
+int print_args(int argc, char **argv, const char *const *flags, int *const *set,
+               const char *const *valued, const char **const *val, const char **path);
+
 /* For the commands (print_util.c): copies standard input to a temporary file
  * under $TMPDIR (or /tmp), as the two passes must re-read it. Returns the
  * malloc'ed path (unlink and free it), or NULL after a message on stderr. */

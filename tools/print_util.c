@@ -1,8 +1,9 @@
 /*
  * print_util.c: the parts of the text views (print.c) that need none of its
- * model: the VM-to-Java class name conversion, the TRACE line field, and
- * the copy of standard input that lets the two passes re-read it. Apart so
- * that print.c stays under the house limit of ~1500 lines.
+ * model: the VM-to-Java class name conversion, the TRACE line field, the
+ * copy of standard input that lets the two passes re-read it, the agent's
+ * notes on ALLOC SITES, and the command-line parsing. Apart so that print.c
+ * stays under the house limit of ~1500 lines.
  */
 #include "print.h"
 
@@ -131,4 +132,215 @@ char *print_spool_stdin(void)
         return NULL;
     }
     return path;
+}
+
+/* ------------------------------------------- notes before ALLOC SITES */
+
+void print_notes_clear(print_site_notes *n)
+{
+    free(n->note);
+    free(n->samp);
+    free(n->u8);
+    memset(n, 0, sizeof *n);
+}
+
+/* Appends `k` values to the u64 array *a (count *na, in values). */
+static int print_notes_push(uint64_t **a, uint32_t *na, const uint64_t *v, uint32_t k)
+{
+    uint64_t *g = realloc(*a, sizeof *g * (*na + k));
+    if (!g)
+        return -1;
+    memcpy(g + *na, v, sizeof *g * k);
+    *a = g;
+    *na += k;
+    return 0;
+}
+
+/* Parses the list after a prefix: `sep`-separated groups of `k` unsigned
+ * numbers, groups separated by spaces ("1/2 3/4", "0:1,2,3,4"). Stops at
+ * the first malformed group (what came before stays). */
+static int print_notes_list(const char *s, const char *end, const char *seps, uint32_t k,
+                            uint64_t **a, uint32_t *na)
+{
+    while (s < end) {
+        while (s < end && *s == ' ')
+            s++;
+        if (s >= end)
+            break;
+        uint64_t v[8];
+        for (uint32_t i = 0; i < k; i++) {
+            char *e;
+            if (s >= end || *s < '0' || *s > '9')
+                return 0;
+            v[i] = strtoull(s, &e, 10);
+            s = e;
+            if (i + 1 < k) {
+                if (s >= end || *s != seps[i])
+                    return 0;
+                s++;
+            }
+        }
+        if (print_notes_push(a, na, v, k) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int print_notes_take(print_site_notes *n, const char *s, size_t len)
+{
+    /* the record's text is not NUL-terminated: copy it */
+    char *t = malloc(len + 1);
+    if (!t)
+        return -1;
+    memcpy(t, s, len);
+    t[len] = 0;
+    const char *end = t + len;
+    int rc = 0;
+    size_t pn = strlen(HPROF_SITES_NOTE), ps = strlen(HPROF_SITES_SAMPLES),
+           pu = strlen(HPROF_SITES_U8);
+    if (len > pn && memcmp(t, HPROF_SITES_NOTE, pn) == 0) {
+        free(n->note);
+        n->note = strdup(t + pn);
+        rc = n->note ? 1 : -1;
+    } else if (len > ps && memcmp(t, HPROF_SITES_SAMPLES, ps) == 0) {
+        char *e;
+        n->sample_bytes = strtoull(t + ps, &e, 10);
+        free(n->samp);
+        n->samp = NULL;
+        n->nsamp = 0;
+        rc = print_notes_list(e, end, "/", 2, &n->samp, &n->nsamp) ? -1 : 1;
+        n->nsamp /= 2;
+    } else if (len > pu && memcmp(t, HPROF_SITES_U8, pu) == 0) {
+        char *e1, *e2;
+        n->live_total[0] = strtoull(t + pu, &e1, 10);
+        n->live_total[1] = strtoull(e1, &e2, 10);
+        n->has_u8 = e1 != t + pu && e2 != e1;
+        free(n->u8);
+        n->u8 = NULL;
+        n->nu8 = 0;
+        rc = print_notes_list(e2, end, ":,,,", 5, &n->u8, &n->nu8) ? -1 : 1;
+        n->nu8 /= 5;
+    }
+    free(t);
+    return rc;
+}
+
+int print_notes_row(const print_site_notes *n, uint32_t i, uint64_t v[4])
+{
+    int r = 0;
+    for (uint32_t k = 0; k < n->nu8; k++)
+        if (n->u8[5 * k] == i) {
+            memcpy(v, &n->u8[5 * k + 1], 4 * sizeof v[0]);
+            r = 1;
+        }
+    for (int k = 0; k < 4; k++)
+        if (v[k] == HPROF_U4_MAX)
+            r |= 2;
+    return r;
+}
+
+/* ---------------------------------------------------- command lines */
+
+int print_usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "hprof: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nRun 'hprof help' for usage.\n");
+    return PRINT_EXIT_USAGE;
+}
+
+int print_args(int argc, char **argv, const char *const *flags, int *const *set,
+               const char *const *valued, const char **const *val, const char **path)
+{
+    *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int done = 0;
+        for (int k = 0; flags && flags[k] && !done; k++)
+            if (strcmp(a, flags[k]) == 0) {
+                *set[k] = 1;
+                done = 1;
+            }
+        for (int k = 0; valued && valued[k] && !done; k++)
+            if (strcmp(a, valued[k]) == 0) {
+                if (i + 1 >= argc) {
+                    fprintf(stderr, "hprof: %s: %s needs a value\n", argv[0], a);
+                    fprintf(stderr, "Run 'hprof help' for usage.\n");
+                    return PRINT_EXIT_USAGE;
+                }
+                *val[k] = argv[++i];
+                done = 1;
+            }
+        if (done)
+            continue;
+        if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "hprof: %s: unknown option '%s'\n", argv[0], a);
+            fprintf(stderr, "Run 'hprof help' for usage.\n");
+            return PRINT_EXIT_USAGE;
+        }
+        if (*path) {
+            fprintf(stderr, "hprof: %s takes one FILE; extra argument '%s'\n", argv[0], a);
+            fprintf(stderr, "Run 'hprof help' for usage.\n");
+            return PRINT_EXIT_USAGE;
+        }
+        *path = a;
+    }
+    if (!*path)
+        return print_usage_error("%s needs a FILE", argv[0]);
+    return 0;
+}
+
+/* ------------------------------------------------ shared by the passes */
+
+int print_grow(void *pp, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 64;
+    while (nc < need) {
+        if (nc > SIZE_MAX / 2 / elem)
+            return -1;
+        nc *= 2;
+    }
+    void *p;
+    memcpy(&p, pp, sizeof p);
+    void *np = realloc(p, nc * elem);
+    if (!np)
+        return -1;
+    memcpy(pp, &np, sizeof np);
+    *cap = nc;
+    return 0;
+}
+
+int print_dump_event(int *state, int ev)
+{
+    int mask = 0;
+    switch (ev) {
+    case HPROF_TAG_HEAP_DUMP:
+        mask = (*state ? PRINT_DUMP_END : 0) | PRINT_DUMP_BEGIN;
+        *state = 1;
+        break;
+    case HPROF_TAG_HEAP_DUMP_SEGMENT:
+        if (*state != 2) {
+            mask = (*state ? PRINT_DUMP_END : 0) | PRINT_DUMP_BEGIN;
+            *state = 2;
+        }
+        break;
+    case PRINT_EV_RECORD_END:
+        if (*state == 1) {
+            mask = PRINT_DUMP_END;
+            *state = 0;
+        }
+        break;
+    case HPROF_TAG_HEAP_DUMP_END:
+    case PRINT_EV_EOF:
+        if (*state) {
+            mask = PRINT_DUMP_END;
+            *state = 0;
+        }
+        break;
+    default:
+        break;
+    }
+    return mask;
 }

@@ -126,7 +126,7 @@ site() {
 }
 # sum_col ROWS COL: sum of a column over rows
 sum_col() {
-    echo "$1" | awk -v c="$2" 'NF { s += $c } END { print s + 0 }'
+    echo "$1" | awk -v c="$2" 'NF { s += $c } END { printf "%.0f\n", s }' # no 5.03e+09
 }
 
 # check_site OUT CLASS FRAMES EXACT_FRAMES ALLOC_N ALLOC_BYTES LIVE_N LIVE_BYTES
@@ -168,7 +168,7 @@ check_layout() {
     expect_eq "$out: SITES END count" "$nsec" "$(grep -cx 'SITES END' "$out" || true)"
     # the two column header lines right after each SITES BEGIN
     awk '
-        /^SITES BEGIN \(/ { if ($0 !~ /^SITES BEGIN \(ordered by live bytes(, estimated from samples every [0-9]+ bytes)?\) [A-Z][a-z][a-z] [A-Z][a-z][a-z] [ 0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9] [0-9][0-9][0-9][0-9]$/) { print "bad SITES BEGIN line: " $0; bad = 1 }
+        /^SITES BEGIN \(/ { if ($0 !~ /^SITES BEGIN \(ordered by live bytes(, estimated from samples every [0-9]+ bytes)?(; live (not exact|as of the GC forced when the exit began)[^()]*)?\) [A-Z][a-z][a-z] [A-Z][a-z][a-z] [ 0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9] [0-9][0-9][0-9][0-9]$/) { print "bad SITES BEGIN line: " $0; bad = 1 }
                             h = NR; next }
         h && NR == h + 1 { if ($0 != "          percent          live          alloc'\''ed  stack class") { print "bad header 1: [" $0 "]"; bad = 1 } next }
         h && NR == h + 2 { if ($0 != " rank   self  accum     bytes objs     bytes  objs trace name") { print "bad header 2: [" $0 "]"; bad = 1 } h = 0; next }
@@ -180,7 +180,8 @@ check_layout() {
     for s in $(seq 1 "$nsec"); do
         site_rows "$out" "$s" | awk '
             { n++
-              if (NF != 9) { print "row " n " has " NF " fields: " $0; bad = 1 }
+              # sample=BYTES adds "[N samples, L live]" after the class name
+              if (NF != 9 && !(NF == 13 && $10 ~ /^\[[0-9]+$/ && $11 ~ /^samples?,$/ && $12 ~ /^[0-9]+$/ && $13 == "live]")) { print "row " n " has " NF " fields: " $0; bad = 1 }
               if ($1 != n) { print "rank " $1 " where " n " was expected"; bad = 1 }
               if ($2 !~ /^[0-9]+\.[0-9][0-9]%$/ || $3 !~ /^[0-9]+\.[0-9][0-9]%$/) { print "bad percent: " $0; bad = 1 }
               if ($4 + 0 > $6 + 0 || $5 + 0 > $7 + 0) { print "live above allocated: " $0; bad = 1 }

@@ -339,8 +339,9 @@ for JDK in $FOUND_JDKS; do
     # the checks, on the files hprof-ctl wrote
     "$HPROF" verify c$V.hprof >c$V.verify || fail "c$V.hprof: $(tail -3 c$V.verify)"
     "$HPROF" verify c$V.hprof.2 >c$V.verify2 || fail "c$V.hprof.2 (the exit dump): $(tail -3 c$V.verify2)"
-    expect_eq "NetDemo\$Blob instances in the DUMP HEAP dump" 4000 \
-        "$("$HPROF" histo c$V.hprof | awk '$NF == "NetDemo$Blob" { print $2 }')"
+    # one size convention: histo's bytes are SITES' (24 bytes a Blob, as HotSpot counts them)
+    expect_eq "NetDemo\$Blob instances and bytes in the DUMP HEAP dump" "4000 96000" \
+        "$("$HPROF" histo c$V.hprof | awk '$NF == "NetDemo$Blob" { print $2, $3 }')"
     "$HPROF" print c$V.hprof >c$V.txt || fail "hprof print c$V.hprof"
     site_cols() { site "$1" "$2" "$3" "$4" | awk '{print $4, $5, $6, $7}'; }
     expect_eq "sites 1: Blob" "96000 4000 96000 4000" "$(site_cols c$V.txt 'NetDemo$Blob' "$BLOB_CALL" 1)"

@@ -32,6 +32,35 @@ F_GARB="SitesDemo.makeGarbage(SitesDemo.java:$L_GARB)|SitesDemo.work(SitesDemo.j
 F_INTS="SitesDemo.makeGarbage(SitesDemo.java:$L_INTS)|SitesDemo.work(SitesDemo.java:$L_WG)|SitesDemo\$Worker.run(SitesDemo.java:$L_RUN)"
 F_WORKER="SitesDemo.main(SitesDemo.java:$L_WORKER)"
 
+compile LiveDemo
+LD=LiveDemo.java
+F_KEPT="LiveDemo.main(LiveDemo.java:$(line_of $LD SITE-KEPT))"
+F_DROP="LiveDemo.main(LiveDemo.java:$(line_of $LD SITE-DROPPED))"
+F_LATE="LiveDemo.lambda\$main\$0(LiveDemo.java:$(line_of $LD SITE-LATE))"
+F_BIG="LiveDemo.main(LiveDemo.java:$(line_of $LD SITE-BIG))"
+# LiveDemo (see LiveDemo.java): KEEP Kept and DROP Dropped of 16 bytes each;
+# BIG long[1048576] of 8388624 bytes each, 5 033 174 400 bytes in all
+KEEP=10000 DROP=100000 LATE=1000 BIG=600 LONGS=8388624
+# a young generation that no run fills: no GC of the JVM's own collects the
+# Dropped before the exit (G1's default first heap here is ~10 MB, and the
+# agent's warm-up allocates a random amount: a young GC could come first)
+LIVE_HEAP=-Xms256m
+# the flags of the last ALLOC SITES record of a binary file (independent of
+# the project's reader)
+sites_flags() {
+    python3 -c '
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+p = d.index(b"\0") + 13
+f = None
+while p + 9 <= len(d):
+    tag, _, n = struct.unpack(">BII", d[p:p + 9])
+    if tag == 0x06:
+        f = struct.unpack(">H", d[p + 9:p + 11])[0]
+    p += 9 + n
+print(f)' "$1"
+}
+
 # T=4 N=5000 M=300 K=100 (see SitesDemo.java): sizes on 64-bit HotSpot with
 # compressed oops (-Xmx512m): Item 24, Garbage 16, int[100] 416, Item[5000] 20016
 T=4 N=5000 M=300 K=100
@@ -136,8 +165,99 @@ for JDK in $FOUND_JDKS; do
     [ "$EST" -ge $((T * SN / 2)) ] && [ "$EST" -le $((T * SN * 2)) ] ||
         fail "$OUT: estimated Item count $EST, expected within a factor 2 of $((T * SN))"
     echo "   ok: estimated $EST Items for $((T * SN)) allocated"
+    # each row says how many samples it comes from; the figures are those
+    # samples scaled by sample / (the row's object size), no more, no less
+    check_samples() { # FILE: rows of its SITES sections
+        site_rows "$1" | awk '
+            { if ($10 !~ /^\[[0-9]+$/) { print "no sample count: " $0; bad = 1; next }
+              ns = substr($10, 2) + 0; nl = $12 + 0; size = $6 / $7
+              w = (size < 524288) ? int(524288 / size) : 1
+              if ($7 != ns * w || $5 != nl * w) { print "not " ns "/" nl " samples x " w ": " $0; bad = 1 }
+              n++ }
+            END { if (!n) { print "no rows"; bad = 1 } exit bad }' >"$1.samples" ||
+            fail "$1: sample counts: $(head -3 "$1.samples")"
+    }
+    check_samples $OUT
     jrun eb$V 0 no "$A=heap=sites,file=$WORK/eb$V.hprof,format=b,sample=512k" -cp classes SitesDemo $T $SN 10 $K
     "$HPROF" verify eb$V.hprof >eb$V.verify 2>&1 || fail "hprof verify eb$V.hprof: $(tail -5 eb$V.verify)"
+    "$HPROF" sites --cutoff 0 eb$V.hprof >eb$V.txt 2>eb$V.err || fail "hprof sites eb$V.hprof: $(cat eb$V.err)"
+    grep -q '^SITES BEGIN (ordered by live bytes, estimated from samples every 524288 bytes) ' eb$V.txt ||
+        fail "eb$V.txt: hprof sites does not say the figures are estimated: $(grep '^SITES BEGIN' eb$V.txt)"
+    check_samples eb$V.txt
+    echo "   ok: every row shows its samples (text and hprof sites), figures = samples x sample/size"
+
+    step "live counts at exit: exact after main returns and System.exit, said when not"
+    for how in return exit; do
+        jrun x$how$V 0 no "$A=heap=sites,file=$WORK/x$how$V.txt,cutoff=0" -Xlog:gc:file=$WORK/x$how$V.gc \
+            $LIVE_HEAP -cp classes LiveDemo $how $KEEP $DROP
+        OUT=x$how$V.txt
+        check_layout $OUT
+        # the JVM ran no GC of its own: without the agent's at exit, every
+        # Dropped would still be in the heap
+        expect_eq "$OUT: GCs in the run (only the agent's at exit)" \
+            "1 1" "$(grep -c 'Pause' x$how$V.gc) $(grep -c 'Pause.*JvmtiEnv ForceGarbageCollection' x$how$V.gc)"
+        check_site $OUT 'LiveDemo$Kept' "$F_KEPT" 1 $KEEP $((KEEP * 16)) $KEEP $((KEEP * 16))
+        check_site $OUT 'LiveDemo$Dropped' "$F_DROP" 1 $DROP $((DROP * 16)) 0 0
+        # exact: no note, or (a daemon thread such as the Common-Cleaner may
+        # allocate after the exit's GC, seen under load on JDK 25) the count
+        # of those objects; never "not exact"
+        hdr=$(sed -n 's/^SITES BEGIN \(([^)]*)\) [A-Z].*/\1/p' $OUT)
+        [[ $hdr =~ ^\(ordered\ by\ live\ bytes(\;\ live\ as\ of\ the\ GC\ forced\ when\ the\ exit\ began\ at\ [0-9:]+:\ [0-9]+\ objects?\ allocated\ after\ it\ counts?\ as\ live)?\)$ ]] ||
+            fail "$OUT: SITES header of an exact exit: $hdr"
+    done
+    jrun xb$V 0 no "$A=heap=sites,format=b,file=$WORK/xb$V.hprof,cutoff=0" $LIVE_HEAP -cp classes LiveDemo exit $KEEP $DROP
+    expect_eq "xb$V.hprof: ALLOC SITES flags (4: a GC before the counts)" 4 "$(sites_flags xb$V.hprof)"
+    "$HPROF" sites xb$V.hprof >xb$V.txt || fail "hprof sites xb$V.hprof"
+    check_site xb$V.txt 'LiveDemo$Dropped' "$F_DROP" 1 $DROP $((DROP * 16)) 0 0
+    # Runtime.halt runs no shutdown hook: no GC, and the header says so
+    jrun xhalt$V 0 no "$A=heap=sites,file=$WORK/xhalt$V.txt,cutoff=0" $LIVE_HEAP -cp classes LiveDemo halt $KEEP $DROP
+    OUT=xhalt$V.txt
+    check_layout $OUT
+    grep -q '^SITES BEGIN (ordered by live bytes; live not exact: no GC forced before this output as the JVM exits: objects not yet collected count as live) ' $OUT ||
+        fail "$OUT: the header does not say live counts are not exact: $(grep '^SITES BEGIN' $OUT)"
+    check_site $OUT 'LiveDemo$Dropped' "$F_DROP" 1 $DROP $((DROP * 16)) $DROP $((DROP * 16))
+    # a hook that allocates after the agent's GC: counted live, and said
+    jrun xhook$V 0 no "$A=heap=sites,file=$WORK/xhook$V.txt,cutoff=0" $LIVE_HEAP -cp classes LiveDemo hook $KEEP $DROP $LATE
+    OUT=xhook$V.txt
+    check_layout $OUT
+    check_site $OUT 'LiveDemo$Dropped' "$F_DROP" 1 $DROP $((DROP * 16)) 0 0
+    check_site $OUT 'LiveDemo$Late' "$F_LATE" 0 $LATE $((LATE * 16)) $LATE $((LATE * 16))
+    after=$(sed -n 's/^SITES BEGIN (ordered by live bytes; live as of the GC forced when the exit began at [0-9:]*: \([0-9]*\) objects allocated after it count as live) .*/\1/p' $OUT)
+    [ -n "$after" ] && [ "$after" -ge $LATE ] ||
+        fail "$OUT: the header does not count the $LATE objects allocated after the exit's GC: $(grep '^SITES BEGIN' $OUT)"
+    # ZGC: no GC is ever forced; text and binary say so
+    jrun xz$V 0 no "$A=heap=sites,file=$WORK/xz$V.txt,cutoff=0" -XX:+UseZGC -cp classes LiveDemo return $KEEP $DROP
+    NOTE_Z="live not exact: no GC is forced with ZGC or Shenandoah: objects not yet collected count as live"
+    grep -q "^SITES BEGIN (ordered by live bytes; $NOTE_Z) " xz$V.txt ||
+        fail "xz$V.txt: the header does not say live counts are not exact under ZGC: $(grep '^SITES BEGIN' xz$V.txt)"
+    check_layout xz$V.txt
+    jrun xzb$V 0 no "$A=heap=sites,format=b,file=$WORK/xzb$V.hprof" -XX:+UseZGC -cp classes LiveDemo return $KEEP $DROP
+    expect_eq "xzb$V.hprof: ALLOC SITES flags (no GC before the counts)" 0 "$(sites_flags xzb$V.hprof)"
+    "$HPROF" verify xzb$V.hprof >xzb$V.verify 2>&1 || fail "hprof verify xzb$V.hprof: $(tail -5 xzb$V.verify)"
+    "$HPROF" sites xzb$V.hprof >xzb$V.txt || fail "hprof sites xzb$V.hprof"
+    grep -q "^SITES BEGIN (ordered by live bytes; $NOTE_Z) " xzb$V.txt ||
+        fail "hprof sites xzb$V.hprof: no note in the header: $(grep '^SITES BEGIN' xzb$V.txt)"
+    echo "   ok: exact at return and exit (1 GC, the agent's), halt/hook/ZGC say why not (text, binary)"
+
+    step "more than 4 GiB at one site: true figures in text and hprof sites, verify warns"
+    jrun big$V 0 no "$A=heap=sites,file=$WORK/big$V.txt" -cp classes LiveDemo big $BIG
+    check_layout big$V.txt
+    check_site big$V.txt 'long[]' "$F_BIG" 1 $BIG $((BIG * LONGS)) 1 $LONGS
+    jrun bigb$V 0 no "$A=heap=sites,format=b,file=$WORK/bigb$V.hprof" -cp classes LiveDemo big $BIG
+    "$HPROF" sites bigb$V.hprof >bigb$V.txt || fail "hprof sites bigb$V.hprof"
+    check_site bigb$V.txt 'long[]' "$F_BIG" 1 $BIG $((BIG * LONGS)) 1 $LONGS
+    rc=0; "$HPROF" verify bigb$V.hprof >bigb$V.verify 2>&1 || rc=$?
+    expect_eq "hprof verify bigb$V.hprof: exit status (a warning)" 1 $rc
+    grep -q '^warning at offset [0-9]* \[u4-saturated\]: ALLOC SITES .* holds 1 value(s) at the u4 maximum 4294967295 (first: allocated bytes of site #' bigb$V.verify ||
+        fail "hprof verify bigb$V.hprof: no u4-saturated warning: $(tail -3 bigb$V.verify)"
+    "$HPROF" verify --ignore u4-saturated bigb$V.hprof >/dev/null 2>&1 ||
+        fail "hprof verify --ignore u4-saturated bigb$V.hprof: other problems"
+    # histo needs a heap dump; a sites-only file has none
+    rc=0; "$HPROF" histo bigb$V.hprof >bigb$V.histo 2>bigb$V.histoerr || rc=$?
+    expect_eq "hprof histo of a file without a heap dump: exit status" 1 $rc
+    grep -q "has no heap dump" bigb$V.histoerr || fail "hprof histo: no message: $(cat bigb$V.histoerr)"
+    [ ! -s bigb$V.histo ] || fail "hprof histo without a heap dump printed a table: $(head -3 bigb$V.histo)"
+    echo "   ok: $((BIG * LONGS)) bytes in text and hprof sites; verify warns u4-saturated; histo exits 1"
 done
 CTX=""
 if [ "$FAILURES" -gt 0 ]; then

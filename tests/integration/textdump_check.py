@@ -63,7 +63,12 @@ R_TRACE = re.compile(r"^TRACE (\d+):( \(thread=\d+\))?$")
 R_FRAME = re.compile(r"^\t(<empty>|\S+\.[^\s.(]+\([^:]+:(\d+|Unknown line|Native method)\))$")
 R_THREAD = re.compile(r'^THREAD START \(obj=[0-9a-f]+, id = (\d+), name="(.*)", group=".*"\)$')
 PRIM_SIZE = {"boolean": 1, "byte": 1, "char": 2, "short": 2, "int": 4, "long": 8, "float": 4, "double": 8}
-ID_SIZE = 8
+
+
+# sz is HotSpot's size on a 64-bit JVM with compressed oops and class
+# pointers (tools/objsize.h): a 16-byte array header, 4-byte references
+ARRAY_HEADER = 16
+REF_SIZE = 4
 
 
 def align8(n):
@@ -243,11 +248,11 @@ def check_section(k, sec, traces, ck, no_alloc):
         if o["sz"] % 8:
             ck.fail("%s: sz %d is not a multiple of 8" % (where, o["sz"]))
         if o["kind"] == "parr":
-            want = align8(2 * ID_SIZE + 4 + o["nelems"] * PRIM_SIZE[o["cls"][:-2]])
+            want = align8(ARRAY_HEADER + o["nelems"] * PRIM_SIZE[o["cls"][:-2]])
             if o["sz"] != want:
                 ck.fail("%s: sz %d, expected %d" % (where, o["sz"], want))
         elif o["kind"] == "oarr":
-            want = align8(2 * ID_SIZE + 4 + o["nelems"] * ID_SIZE)
+            want = align8(ARRAY_HEADER + o["nelems"] * REF_SIZE)
             if o["sz"] != want:
                 ck.fail("%s: sz %d, expected %d" % (where, o["sz"], want))
         else:

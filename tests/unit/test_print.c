@@ -27,6 +27,7 @@
 
 #include "hprof/hprof_format.h"
 
+#include "objsize.h"
 #include "print.h"
 #include "superchain.h"
 
@@ -129,6 +130,80 @@ static void test_truncation(void)
     CU_ASSERT_STRING_EQUAL(big, "java.lang.String");
 }
 
+/* The agent's notes before a binary ALLOC SITES (hprof_format.h): kept,
+ * parsed, and applied to the rows by their index in the record. */
+static void test_site_notes(void)
+{
+    print_site_notes n;
+    memset(&n, 0, sizeof n);
+    static const char other[] = "java/lang/String";
+    CU_ASSERT_EQUAL(print_notes_take(&n, other, strlen(other)), 0);
+    static const char note[] = HPROF_SITES_NOTE "live not exact: why";
+    CU_ASSERT_EQUAL(print_notes_take(&n, note, strlen(note)), 1);
+    CU_ASSERT_STRING_EQUAL(n.note, "live not exact: why");
+    static const char samp[] = HPROF_SITES_SAMPLES "524288 3/1 1/0";
+    CU_ASSERT_EQUAL(print_notes_take(&n, samp, strlen(samp)), 1);
+    CU_ASSERT_EQUAL(n.sample_bytes, 524288);
+    CU_ASSERT_EQUAL_FATAL(n.nsamp, 2);
+    CU_ASSERT_EQUAL(n.samp[0], 3);
+    CU_ASSERT_EQUAL(n.samp[1], 1);
+    CU_ASSERT_EQUAL(n.samp[2], 1);
+    CU_ASSERT_EQUAL(n.samp[3], 0);
+    /* row 1 allocated 5 033 174 400 bytes, capped at 4 294 967 295 */
+    static const char u8[] = HPROF_SITES_U8 "8388624 1 1:8388624,1,5033174400,600";
+    CU_ASSERT_EQUAL(print_notes_take(&n, u8, strlen(u8)), 1);
+    CU_ASSERT(n.has_u8);
+    CU_ASSERT_EQUAL(n.live_total[0], 8388624);
+    uint64_t v[4] = {8388624, 1, HPROF_U4_MAX, 600};
+    CU_ASSERT_EQUAL(print_notes_row(&n, 1, v), 1);
+    CU_ASSERT_EQUAL(v[2], 5033174400ULL);
+    uint64_t w[4] = {0, 0, HPROF_U4_MAX, 7}; /* no true value for row 0: marked */
+    CU_ASSERT_EQUAL(print_notes_row(&n, 0, w), 2);
+    CU_ASSERT_EQUAL(w[2], HPROF_U4_MAX);
+    print_notes_clear(&n);
+    CU_ASSERT_PTR_NULL(n.note);
+    CU_ASSERT_EQUAL(n.nsamp, 0);
+    uint64_t x[4] = {0, 0, HPROF_U4_MAX, 7};
+    CU_ASSERT_EQUAL(print_notes_row(&n, 1, x), 2);
+}
+
+/* HotSpot's sizes with compressed oops (objsize.h): references count 4
+ * bytes up the whole super chain, arrays have a 16-byte header. */
+static void test_objsize(void)
+{
+    objsize_classes t;
+    objsize_init(&t);
+    /* Base { Object a; } <- Sub { Object b; long c; }, 8-byte ids */
+    uint8_t fbase[9] = {0, 0, 0, 0, 0, 0, 0, 1, HPROF_TYPE_OBJECT};
+    uint8_t fsub[18] = {0, 0, 0, 0, 0, 0, 0, 2, HPROF_TYPE_OBJECT,
+                        0, 0, 0, 0, 0, 0, 0, 3, HPROF_TYPE_LONG};
+    hr_sub base = {.tag = HPROF_GC_CLASS_DUMP};
+    base.u.cls.class_id = 0x100;
+    base.u.cls.nfields = 1;
+    base.u.cls.fields = fbase;
+    hr_sub sub = {.tag = HPROF_GC_CLASS_DUMP};
+    sub.u.cls.class_id = 0x200;
+    sub.u.cls.super_id = 0x100;
+    sub.u.cls.nfields = 2;
+    sub.u.cls.fields = fsub;
+    CU_ASSERT_EQUAL(objsize_add_class(&t, &sub, 8), 0); /* a sub before its super */
+    CU_ASSERT_EQUAL(objsize_add_class(&t, &base, 8), 0);
+    CU_ASSERT_EQUAL(objsize_finish(&t), 0);
+    /* Sub: fields 8 + 8 + 8 in the dump, 4 + 4 + 8 in the heap: 12 + 16 -> 32 */
+    CU_ASSERT_EQUAL(objsize_instance(&t, 0x200, 24, 8), 32);
+    CU_ASSERT_EQUAL(objsize_instance(&t, 0x100, 8, 8), 16);  /* 12 + 4 */
+    CU_ASSERT_EQUAL(objsize_instance(&t, 0x200, 16, 4), 32); /* 4-byte ids: as is */
+    CU_ASSERT_EQUAL(objsize_instance(&t, 0x999, 0, 8), 16);  /* unknown class, Object-like */
+    hr_sub arr = {.tag = HPROF_GC_PRIM_ARRAY_DUMP};
+    arr.u.parr.type = HPROF_TYPE_INT;
+    arr.u.parr.n = 100;
+    CU_ASSERT_EQUAL(objsize_of(&t, &arr, 8), 416); /* SITES' int[100] */
+    hr_sub oarr = {.tag = HPROF_GC_OBJ_ARRAY_DUMP};
+    oarr.u.oarr.n = 5000;
+    CU_ASSERT_EQUAL(objsize_of(&t, &oarr, 8), 20016); /* SITES' Item[5000] */
+    objsize_cleanup(&t);
+}
+
 static void test_line_text(void)
 {
     char buf[16];
@@ -228,7 +303,9 @@ static char *heap_text(const uint8_t *data, size_t len, unsigned flags, int *rc,
     return text;
 }
 
-/* The text of one dump of heap_file, after its BEGIN line. */
+/* The text of one dump of heap_file, after its BEGIN line. Sizes are
+ * HotSpot's with compressed oops (tools/objsize.h): Node (2 references and
+ * an int) 12 + 12 = 24, Node[4] 16 + 4 * 4 = 32, int[3] 16 + 12 -> 32. */
 static const char heap_body[] =
     "ROOT 500 (kind=<thread>, id=200001, trace=300001)\n"
     "ROOT 1000 (kind=<JNI global ref>, id=1, trace=0)\n"
@@ -241,21 +318,21 @@ static const char heap_body[] =
     "\tstatic ROOTS\t2000\n"
     "CLS 300 (name=com.x.Node[], trace=300000)\n"
     "\tsuper\t\t100\n"
-    "OBJ 1000 (sz=40, trace=300001, class=com.x.Node@200)\n"
+    "OBJ 1000 (sz=24, trace=300001, class=com.x.Node@200)\n"
     "\tnext\t\t1001\n"
-    "OBJ 1001 (sz=40, trace=300000, class=com.x.Node@200)\n"
+    "OBJ 1001 (sz=24, trace=300000, class=com.x.Node@200)\n"
     "\tneighbour\t1000\n"
-    "ARR 2000 (sz=56, trace=300000, nelems=4, elem type=com.x.Node[]@300)\n"
+    "ARR 2000 (sz=32, trace=300000, nelems=4, elem type=com.x.Node[]@300)\n"
     "\t[0]\t\t1000\n"
     "\t[2]\t\t1001\n"
     "ARR 3000 (sz=32, trace=300000, nelems=3, elem type=int[])\n"
     "HEAP DUMP END\n";
 
-/* Checks one section at *p: its BEGIN line (4 objects, 168 bytes) and body;
+/* Checks one section at *p: its BEGIN line (4 objects, 112 bytes) and body;
  * advances *p past it. */
 static void expect_section(const char **p)
 {
-    static const char begin[] = "HEAP DUMP BEGIN (4 objects, 168 bytes) ";
+    static const char begin[] = "HEAP DUMP BEGIN (4 objects, 112 bytes) ";
     CU_ASSERT_EQUAL_FATAL(strncmp(*p, begin, strlen(begin)), 0);
     const char *nl = strchr(*p, '\n');
     CU_ASSERT_PTR_NOT_NULL_FATAL(nl);
@@ -298,7 +375,7 @@ static void test_heap_dumps_cut(void)
     static const char why[] = "writing the temporary file in /tmp failed: No space left on device";
     static const char line[] =
         "HEAP DUMP INCOMPLETE: writing the temporary file in /tmp failed: No space left on "
-        "device; this section holds only the 4 objects (168 bytes) written before that\n"
+        "device; this section holds only the 4 objects (112 bytes) written before that\n"
         "HEAP DUMP END\n";
     for (int cut = 0; cut < 2; cut++) {
         char *text = NULL;
@@ -391,6 +468,8 @@ static int add_suites(void)
         !CU_add_test(s, "malformed descriptors", test_malformed) ||
         !CU_add_test(s, "truncation", test_truncation) ||
         !CU_add_test(s, "line text", test_line_text) ||
+        !CU_add_test(s, "notes before ALLOC SITES", test_site_notes) ||
+        !CU_add_test(s, "HotSpot's object sizes", test_objsize) ||
         !CU_add_test(s, "heap dumps as text", test_heap_dumps) ||
         !CU_add_test(s, "several heap dumps", test_heap_dumps_several) ||
         !CU_add_test(s, "truncated heap dump", test_heap_dumps_truncated) ||

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "hv_ctx.h"
+#include "hv_sites.h"
 
 
 /* ------------------------------------------------------------ reporting */
@@ -591,6 +592,9 @@ static void hv_p1_record(hv_ctx *c, const hr_record *r)
                       r->u.alloc_sites.total_live_bytes, r->u.alloc_sites.total_live_instances,
                       (unsigned long long)r->u.alloc_sites.total_alloc_bytes,
                       (unsigned long long)r->u.alloc_sites.total_alloc_instances);
+        char sat[HV_MSG_MAX];
+        if (hv_sites_saturated(r, sat, sizeof sat))
+            hv_report(c, HR_WARNING, "u4-saturated", off, "%s", sat);
         if (bad_site != UINT32_MAX)
             hv_report(c, HR_WARNING, "sites-total-mismatch", off,
                       "Site #%u of ALLOC SITES at offset %llu has more live bytes or instances than "

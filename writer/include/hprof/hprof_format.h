@@ -120,6 +120,22 @@ static inline int hprof_type_is_primitive(unsigned t)
 #define HPROF_SITES_INCREMENTAL 0x0001u
 #define HPROF_SITES_SORT_BY_ALLOC 0x0002u
 #define HPROF_SITES_FORCE_GC 0x0004u
+/* The agent's binary ALLOC SITES carry what the format cannot hold in UTF8 records
+ * (ids far above any name's, text starting "HPROF SITES "), written
+ * just before the record they describe, each only when needed:
+ *   "HPROF SITES NOTE: <text>"  live counts not exact, and why;
+ *   "HPROF SITES SAMPLES: <bytes> <a>/<l> ..."  sample=BYTES: per row of
+ *       the record, in its order, the allocation and live samples behind
+ *       the scaled figures;
+ *   "HPROF SITES U8: <tlb> <tli> <i>:<lb>,<li>,<ab>,<ai> ..."  true values
+ *       where a u4 field saturated (4294967295): the totals of live bytes
+ *       and instances, then each such row by its index in the record.
+ * hprof's agent writes them; `hprof sites` reads them; other readers skip
+ * them (a UTF8 record nothing refers to). Binary readers also see whether
+ * live counts follow a forced GC: HPROF_SITES_FORCE_GC in the flags. */
+#define HPROF_SITES_NOTE "HPROF SITES NOTE: "
+#define HPROF_SITES_SAMPLES "HPROF SITES SAMPLES: "
+#define HPROF_SITES_U8 "HPROF SITES U8: "
 /* CONTROL SETTINGS u4 flags */
 #define HPROF_CTRL_ALLOC_TRACES 0x00000001u
 #define HPROF_CTRL_CPU_SAMPLING 0x00000002u

@@ -16,7 +16,8 @@
  *                   dangling-ref, missing-class-dump, missing-array-class,
  *                   missing-load-class, duplicate-id
  *   layout:         instance-size-mismatch, super-cycle, sites-total-mismatch,
- *                   samples-total-mismatch
+ *                   samples-total-mismatch, u4-saturated (an ALLOC SITES
+ *                   value at 4294967295: the true figure may be larger)
  *   compatibility:  android-extension (Android sub-records: once per file);
  *                   which of the common readers reject the file, and why, is
  *                   judged from the result by hv_readers.h

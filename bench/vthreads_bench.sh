@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# vthreads_bench.sh: the cost of cpu=samples (interval=10) on a program of
+# 100 000 short virtual threads (demo-java/VThreadDemo.java "short": at most
+# 1000 alive at a time, each a fixed loop), on JDK 25, side by side with no
+# agent. Configurations are interleaved (none, agent, none, agent, ...) and
+# medians of REPS rounds are reported; the time is the program's own
+# (elapsed_ms: the tasks alone, not the JVM's start).
+#   ratio = median elapsed with the agent / median elapsed without
+# Also: the agent with heap=sites,thread=y (each virtual thread gets a
+# serial, a THREAD START and END, and its record is freed at its end).
+# usage: bench/vthreads_bench.sh [BUILD_DIR]   env: REPS=7 TASKS=100000 ITER=20000 JDK=...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build/bench-vt}
+if [ -z "${1:-}" ]; then
+    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DHPROF_TESTS=OFF >/dev/null
+    cmake --build "$build" -j2 --target hprof_agent >/dev/null
+fi
+AGENT=$PWD/$build/agent/libhprof.so
+REPS=${REPS:-7}
+TASKS=${TASKS:-100000}
+ITER=${ITER:-20000}
+JDK=${JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$JDK/bin/javac" --release 21 -d "$work" demo-java/VThreadDemo.java
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+v=$("$JDK/bin/java" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')
+echo "virtual threads: VThreadDemo short $TASKS $ITER on JDK $v, $REPS interleaved rounds, medians; $(nproc) cores"
+declare -A T=()
+cfgs="none i10 sites"
+for r in $(seq "$REPS"); do
+    for cfg in $cfgs; do
+        case $cfg in
+            none) opts=() ;;
+            i10) opts=("-agentpath:$AGENT=cpu=samples,interval=10,verbose=n,file=$work/p.txt") ;;
+            sites) opts=("-agentpath:$AGENT=heap=sites,thread=y,verbose=n,file=$work/s.txt") ;;
+        esac
+        out=$("$JDK/bin/java" "${opts[@]}" -cp "$work" VThreadDemo short "$TASKS" "$ITER" 2>/dev/null | grep elapsed_ms)
+        T[$cfg]+="${out#elapsed_ms=} "
+    done
+done
+base=$(echo ${T[none]} | tr ' ' '\n' | median)
+printf "  %-40s %7.0f ms   runs: %s\n" "no agent" "$base" "${T[none]}"
+for cfg in i10 sites; do
+    m=$(echo ${T[$cfg]} | tr ' ' '\n' | median)
+    case $cfg in
+        i10) name="cpu=samples,interval=10" ;;
+        sites) name="heap=sites,thread=y" ;;
+    esac
+    printf "  %-40s %7.0f ms   ratio %.3f   runs: %s\n" "$name" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN { print a / b }')" "${T[$cfg]}"
+done

@@ -83,7 +83,7 @@ static void JNICALL mon_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, 
 {
     if (hp_enter())
         return;
-    hp_thread *th = thr_get(j, env, t);
+    hp_thread *th = thr_live(j, env, t);
     if (th) {
         th->mon_cls = mon_class_of(j, env, obj);
         th->mon_trace = mon_trace_here(j, t, g_hp.o.thread ? thr_serial_own(j, t, th) : 0);
@@ -128,7 +128,7 @@ static void JNICALL mon_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t
     (void)obj;
     if (hp_enter())
         return;
-    hp_thread *th = thr_get(j, env, t);
+    hp_thread *th = thr_live(j, env, t);
     if (th && th->mon_enter_ns && th->mon_trace) {
         int64_t ns = now - th->mon_enter_ns;
         mon_count(j, th->mon_trace, th->mon_cls, ns > 0 ? ns : 0);
@@ -142,7 +142,7 @@ static void JNICALL mon_on_wait(jvmtiEnv *j, JNIEnv *env, jthread t, jobject obj
 {
     if (hp_enter())
         return;
-    hp_thread *th = thr_get(j, env, t);
+    hp_thread *th = thr_live(j, env, t);
     if (th) {
         char sig[512];
         mon_class_sig(mon_class_of(j, env, obj), sig, sizeof sig);
@@ -168,7 +168,7 @@ static void JNICALL mon_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o
     (void)timed_out;
     if (hp_enter())
         return;
-    hp_thread *th = thr_get(j, env, t);
+    hp_thread *th = thr_live(j, env, t);
     if (th) {
         char sig[512];
         mon_class_sig(mon_class_of(j, env, obj), sig, sizeof sig);

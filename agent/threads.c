@@ -20,6 +20,13 @@
 
 static uint64_t thr_vt_records; /* atomics: virtual-thread records alive */
 
+/* The record a virtual thread keeps after its end when it had none: the
+ * sampler (or a dump) may ask for its serial just after VirtualThreadEnd
+ * while it still runs its last steps, and would otherwise make a record
+ * (and a THREAD START) that nothing frees. Ended, with no serial: every
+ * reader takes it as "gone"; it is never written to nor freed. */
+static hp_thread thr_gone = {.ended = 1, .virt = 1};
+
 uint64_t thr_vt_live(void)
 {
     return __atomic_load_n(&thr_vt_records, __ATOMIC_RELAXED);
@@ -105,6 +112,12 @@ hp_thread *thr_get(jvmtiEnv *j, JNIEnv *env, jthread t)
     return th;
 }
 
+hp_thread *thr_live(jvmtiEnv *j, JNIEnv *env, jthread t)
+{
+    hp_thread *th = thr_get(j, env, t);
+    return th == &thr_gone ? NULL : th;
+}
+
 /* Gives a virtual thread's record its serial and THREAD START; data_lock
  * held (raw monitors are reentrant: out_thread_start interns the names
  * under it, and takes out_lock after it, in the lock order). */
@@ -180,12 +193,16 @@ void thr_vt_end(jvmtiEnv *j, JNIEnv *env, jthread t)
 {
     void *p = NULL;
     jx_lock(j, g_hp.data_lock);
-    if ((*j)->GetThreadLocalStorage(j, t, &p) != JVMTI_ERROR_NONE || !p) {
+    if ((*j)->GetThreadLocalStorage(j, t, &p) != JVMTI_ERROR_NONE || p == &thr_gone) {
         jx_unlock(j, g_hp.data_lock);
-        return; /* nothing ever needed a record of it */
+        return;
     }
+    (*j)->SetThreadLocalStorage(j, t, &thr_gone);
     hp_thread *th = p;
-    (*j)->SetThreadLocalStorage(j, t, NULL);
+    if (!th) { /* nothing ever needed a record of it */
+        jx_unlock(j, g_hp.data_lock);
+        return;
+    }
     th->ended = 1;
     if (th->serial)
         out_thread_end(th->serial);

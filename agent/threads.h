@@ -54,6 +54,9 @@ typedef struct hp_thread {
  * registered. Other threads than `t` itself may call it for platform
  * threads only (a virtual thread's record may be freed meanwhile). */
 hp_thread *thr_get(jvmtiEnv *j, JNIEnv *env, jthread t);
+/* thr_get for a thread's own events that write into its record: NULL
+ * also for a virtual thread past its VirtualThreadEnd. */
+hp_thread *thr_live(jvmtiEnv *j, JNIEnv *env, jthread t);
 /* The serial of `t`'s record `th`, called from `t`'s own events: for a
  * virtual thread, the first call assigns the serial and writes its THREAD
  * START. */

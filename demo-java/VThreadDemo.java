@@ -10,13 +10,15 @@ import java.util.concurrent.Future;
  * --release 21, run on JDK 25 only), or the same tasks on platform threads,
  * for the agent's tests (tests/integration/test_agent_vthreads.sh).
  *
- *   java VThreadDemo cpu MODE SECONDS
- *       MODE virtual|platform. Tasks, each in a thread of its own (a new
- *       virtual thread per task, or a pool of 2 platform threads), run
- *       hotA (SITE-VT-HOT-A) then hotB (SITE-VT-HOT-B); hotA does 3 times
- *       the iterations of hotB with the same loop body, so their CPU
- *       shares are 0.75 / 0.25 by construction. Batches of tasks run until
- *       SECONDS of elapsed time have passed. Prints "tasks=<n>".
+ *   java VThreadDemo cpu MODE TASKS
+ *       MODE virtual|platform. TASKS tasks (~12 ms of CPU each), in
+ *       batches of 8, each in a thread of its own (a new virtual thread
+ *       per task, or a pool of 2 platform threads), run hotA
+ *       (SITE-VT-HOT-A) then hotB (SITE-VT-HOT-B); hotA does 3 times the
+ *       iterations of hotB with the same loop body, so their CPU shares
+ *       are 0.75 / 0.25 by construction. A fixed amount of work, not of
+ *       time: a busy machine makes the run longer, not the sample
+ *       smaller. Prints "tasks=<n>".
  *   java VThreadDemo alloc TASKS
  *       TASKS virtual threads, each allocating exactly ALLOCS Blob objects
  *       (SITE-VT-BLOB) and ending. Prints "blobs=<n>".
@@ -51,7 +53,7 @@ public class VThreadDemo {
 
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
-            case "cpu" -> cpu(args[1], Double.parseDouble(args[2]));
+            case "cpu" -> cpu(args[1], Integer.parseInt(args[2]));
             case "alloc" -> alloc(Integer.parseInt(args[1]));
             case "monitor" -> monitor(Integer.parseInt(args[1]));
             case "times" -> times(Integer.parseInt(args[1]));
@@ -95,12 +97,11 @@ public class VThreadDemo {
         sink += hotB(10L * UNIT);
     }
 
-    static void cpu(String mode, double seconds) throws Exception {
+    static void cpu(String mode, int total) throws Exception {
         ExecutorService ex = mode.equals("virtual") ? Executors.newVirtualThreadPerTaskExecutor()
                 : Executors.newFixedThreadPool(2);
-        long end = System.nanoTime() + (long) (seconds * 1e9);
         int tasks = 0;
-        while (System.nanoTime() < end) {
+        while (tasks < total) {
             List<Future<?>> fs = new ArrayList<>();
             for (int i = 0; i < 8; i++)
                 fs.add(ex.submit(VThreadDemo::task));

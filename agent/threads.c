@@ -77,10 +77,13 @@ static hp_thread *thr_locked(jvmtiEnv *j, JNIEnv *env, jthread t, int *created)
     *created = 0;
     if ((*j)->GetThreadLocalStorage(j, t, &p) == JVMTI_ERROR_NONE && p)
         return p;
+    int virt = vt_is_virtual(env, t);
+    if (virt && !vt_records())
+        return NULL; /* nothing would free it: no record, serial 200000 */
     hp_thread *th = calloc(1, sizeof *th);
     if (!th)
         return NULL;
-    th->virt = (uint8_t)vt_is_virtual(env, t);
+    th->virt = (uint8_t)virt;
     if (!th->virt)
         th->serial = ++g_hp.next_thread_serial;
     if ((*j)->SetThreadLocalStorage(j, t, th) != JVMTI_ERROR_NONE) {

@@ -12,7 +12,10 @@
  * thr_serial_own / thr_serial_of. Its record is freed at VirtualThreadEnd
  * (thr_vt_end), which also writes its THREAD END if it had a START, so a
  * program that runs millions of virtual threads keeps only the live ones.
- * Contract that makes the free safe: only the virtual thread's own events
+ * Records of virtual threads are made only in the modes that enable
+ * VirtualThreadEnd (vt_records()); in the others a virtual thread has no
+ * record (thr_get returns NULL, its serial is HP_THREAD_SERIAL0) and
+ * costs nothing at its end. Contract that makes the free safe: only the virtual thread's own events
  * use its hp_thread pointer; every other thread (the sampler, a dump) goes
  * through thr_serial_of, which reads the record under data_lock, as the
  * free does.

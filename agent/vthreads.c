@@ -26,6 +26,7 @@
 
 static struct {
     int cap;                      /* can_support_virtual_threads granted */
+    int ends;                     /* VirtualThreadEnd enabled: records may be made */
     jvmtiExtensionFunction get_v; /* GetVirtualThread(env, carrier, &vthread) */
     jclass base;                  /* global: java.lang.BaseVirtualThread */
 } vt;
@@ -82,14 +83,20 @@ void vt_start(jvmtiEnv *j, JNIEnv *env)
     }
     if (!vt.get_v)
         hp_error("this JVM has virtual threads but no %s: cpu=samples cannot see them", VT_GET_VIRTUAL);
-    jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, (jvmtiEvent)VT_EVENT_END, NULL),
-              "SetEventNotificationMode(VirtualThreadEnd)");
+    /* VirtualThreadEnd costs an event per virtual thread: only the modes
+     * that make records of virtual threads (thread=y keys traces by them;
+     * cpu=times, monitor=y and heap dumps keep per-thread state or
+     * serials) need it to free them */
+    if (g_hp.o.thread || g_hp.o.cpu == OPTS_CPU_TIMES || g_hp.o.cpu == OPTS_CPU_OLD || g_hp.o.monitor ||
+        g_hp.o.heap_dump)
+        vt.ends = jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, (jvmtiEvent)VT_EVENT_END, NULL),
+                            "SetEventNotificationMode(VirtualThreadEnd)") == JVMTI_ERROR_NONE;
     vt.cap = 1;
 }
 
 void vt_stop(jvmtiEnv *j)
 {
-    if (vt.cap)
+    if (vt.ends)
         (*j)->SetEventNotificationMode(j, JVMTI_DISABLE, (jvmtiEvent)VT_EVENT_END, NULL);
 }
 
@@ -124,6 +131,11 @@ void vt_track_mounts(jvmtiEnv *j, vt_mount_fn mount, vt_mount_fn unmount)
 int vt_on(void)
 {
     return vt.cap;
+}
+
+int vt_records(void)
+{
+    return vt.ends;
 }
 
 jthread vt_mounted(jvmtiEnv *j, jthread carrier)

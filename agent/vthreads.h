@@ -42,6 +42,9 @@ void vt_start(jvmtiEnv *j, JNIEnv *env);
 void vt_stop(jvmtiEnv *j);
 /* Whether the agent sees virtual threads (JDK 21+ with the capability). */
 int vt_on(void);
+/* Whether records of virtual threads may be made: VirtualThreadEnd, which
+ * frees them, is on (thread=y, cpu=times|old, monitor=y, heap=dump|all). */
+int vt_records(void);
 /* The virtual thread mounted on platform thread `carrier` (a local ref),
  * or NULL (none, or no virtual threads). */
 jthread vt_mounted(jvmtiEnv *j, jthread carrier);

@@ -3,9 +3,11 @@
 # 100 000 short virtual threads (demo-java/VThreadDemo.java "short": at most
 # 1000 alive at a time, each a fixed loop), on JDK 25, side by side with no
 # agent. Configurations are interleaved (none, agent, none, agent, ...) and
-# medians of REPS rounds are reported; the time is the program's own
-# (elapsed_ms: the tasks alone, not the JVM's start).
-#   ratio = median elapsed with the agent / median elapsed without
+# medians of REPS rounds are reported; the times are the program's own,
+# for the tasks alone (not the JVM's start): elapsed, and the CPU time of
+# the whole process meanwhile (every thread, the agent's sampler
+# included), which a machine busy with other work disturbs much less.
+#   ratio = median with the agent / median without
 # Also: the agent with heap=sites,thread=y (each virtual thread gets a
 # serial, a THREAD START and END, and its record is freed at its end).
 # usage: bench/vthreads_bench.sh [BUILD_DIR]   env: REPS=7 TASKS=100000 ITER=20000 JDK=...
@@ -29,7 +31,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 
 v=$("$JDK/bin/java" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')
 echo "virtual threads: VThreadDemo short $TASKS $ITER on JDK $v, $REPS interleaved rounds, medians; $(nproc) cores"
-declare -A T=()
+declare -A T=() C=()
 cfgs="none i10 sites"
 for r in $(seq "$REPS"); do
     for cfg in $cfgs; do
@@ -39,16 +41,21 @@ for r in $(seq "$REPS"); do
             sites) opts=("-agentpath:$AGENT=heap=sites,thread=y,verbose=n,file=$work/s.txt") ;;
         esac
         out=$("$JDK/bin/java" "${opts[@]}" -cp "$work" VThreadDemo short "$TASKS" "$ITER" 2>/dev/null | grep elapsed_ms)
-        T[$cfg]+="${out#elapsed_ms=} "
+        T[$cfg]+="$(echo "$out" | sed -E 's/.*elapsed_ms=([0-9]+).*/\1/') "
+        C[$cfg]+="$(echo "$out" | sed -E 's/.*cpu_ms=([0-9]+).*/\1/') "
     done
 done
-base=$(echo ${T[none]} | tr ' ' '\n' | median)
-printf "  %-40s %7.0f ms   runs: %s\n" "no agent" "$base" "${T[none]}"
-for cfg in i10 sites; do
-    m=$(echo ${T[$cfg]} | tr ' ' '\n' | median)
-    case $cfg in
-        i10) name="cpu=samples,interval=10" ;;
-        sites) name="heap=sites,thread=y" ;;
-    esac
-    printf "  %-40s %7.0f ms   ratio %.3f   runs: %s\n" "$name" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN { print a / b }')" "${T[$cfg]}"
+for what in elapsed cpu; do
+    echo " $what time (ms):"
+    for cfg in $cfgs; do
+        if [ $what = elapsed ]; then runs=${T[$cfg]}; else runs=${C[$cfg]}; fi
+        m=$(echo $runs | tr ' ' '\n' | median)
+        [ $cfg = none ] && base=$m
+        case $cfg in
+            none) name="no agent" ;;
+            i10) name="cpu=samples,interval=10" ;;
+            sites) name="heap=sites,thread=y" ;;
+        esac
+        printf "  %-28s %7.0f   ratio %.3f   runs: %s\n" "$name" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN { print a / b }')" "$runs"
+    done
 done

@@ -36,8 +36,10 @@ import java.util.concurrent.Future;
  *       for memory measurements; prints the RSS of the process at the end.
  *   java VThreadDemo short TASKS ITER
  *       TASKS short virtual threads, at most 1000 alive at a time, each
- *       running a loop of ITER iterations; prints "elapsed_ms=<n>" for
- *       the tasks alone (bench/vthreads_bench.sh).
+ *       running a loop of ITER iterations; prints "elapsed_ms=<n>
+ *       cpu_ms=<n>" for the tasks alone: elapsed time, and the CPU time of
+ *       the whole process meanwhile (every thread: the JVM's, an agent's)
+ *       (bench/vthreads_bench.sh).
  */
 public class VThreadDemo {
     static final int UNIT = 200_000;   // iterations of hotB per task (~1 ms)
@@ -199,6 +201,9 @@ public class VThreadDemo {
     }
 
     static void shortTasks(int tasks, long iter) throws Exception {
+        var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean();
+        long c0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
         java.util.concurrent.Semaphore alive = new java.util.concurrent.Semaphore(1000);
         try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -213,7 +218,8 @@ public class VThreadDemo {
                 });
             }
         }
-        System.out.println("elapsed_ms=" + (System.nanoTime() - t0) / 1_000_000);
+        long elapsed = (System.nanoTime() - t0) / 1_000_000;
+        System.out.println("elapsed_ms=" + elapsed + " cpu_ms=" + (os.getProcessCpuTime() - c0) / 1_000_000);
     }
 
     static void allocOne() {

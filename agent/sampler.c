@@ -102,10 +102,28 @@ static int sampler_still_busy(jvmtiEnv *j, const sampler_pick *p, int64_t picked
     return wall <= 0 || 2 * (cpu - p->cpu_before) >= wall;
 }
 
+/* Counts a hit on the stack `fr` (n frames) of pick `p`, taken in state
+ * `state`, unless it no longer ran: not RUNNABLE then, or in native code
+ * or a native method (location -1: waiting inside the VM, as the
+ * Reference Handler does) without having been busy since it was picked. */
+static void sampler_count(jvmtiEnv *j, const sampler_pick *p, jint state, jvmtiFrameInfo *fr, jint n,
+                          int64_t picked_ns)
+{
+    if (!(state & JVMTI_THREAD_STATE_RUNNABLE) || n <= 0)
+        return;
+    int native = (state & JVMTI_THREAD_STATE_IN_NATIVE) || fr[0].location == -1;
+    if (native && !sampler_still_busy(j, p, picked_ns))
+        return;
+    uint64_t h = trace_hash(fr, n, p->tser);
+    hp_trace *t = trace_get(j, fr, n, p->tser, h);
+    if (t)
+        __atomic_fetch_add(&t->cpu_samples, 1, __ATOMIC_RELAXED);
+}
+
 /* One sample. The stacks are taken only of the threads that ran: their
- * state and CPU clock are read first (cheap, no safepoint), so the one
- * GetThreadListStackTraces call, which stops the threads it walks, covers
- * one or two threads instead of every thread of the JVM. */
+ * state and CPU clock are read first (cheap, no safepoint), so the
+ * stack walks, which stop the threads they walk, cover one or two threads
+ * instead of every thread of the JVM. */
 static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
 {
     if ((*env)->PushLocalFrame(env, 64) != 0)
@@ -153,25 +171,14 @@ static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
     if (nrun == 0 || depth == 0) /* the original's contract: depth=0 records nothing */
         goto out;
     int64_t picked_ns = hp_now_ns();
+    /* one call: a handshake for one thread, a safepoint for more. Taking
+     * virtual threads' stacks one by one (GetStackTrace, a handshake with
+     * each carrier) was measured slower: ~900 against ~400 µs a sample
+     * with two carriers busy (bench/BENCHMARKS.md) */
     if ((*j)->GetThreadListStackTraces(j, nrun, run, depth, &info) != JVMTI_ERROR_NONE)
         goto out;
-    for (jint i = 0; i < nrun; i++) {
-        jvmtiStackInfo *si = &info[i];
-        /* still running when its stack was taken */
-        if (!(si->state & JVMTI_THREAD_STATE_RUNNABLE) || si->frame_count <= 0)
-            continue;
-        /* in native code, or in a native method (location -1) waiting
-         * inside the VM, as the Reference Handler does: it may have
-         * blocked since it was picked */
-        int native = (si->state & JVMTI_THREAD_STATE_IN_NATIVE) || si->frame_buffer[0].location == -1;
-        if (native && !sampler_still_busy(j, &pick[i], picked_ns))
-            continue;
-        uint32_t tser = pick[i].tser;
-        uint64_t h = trace_hash(si->frame_buffer, si->frame_count, tser);
-        hp_trace *t = trace_get(j, si->frame_buffer, si->frame_count, tser, h);
-        if (t)
-            __atomic_fetch_add(&t->cpu_samples, 1, __ATOMIC_RELAXED);
-    }
+    for (jint i = 0; i < nrun; i++)
+        sampler_count(j, &pick[i], info[i].state, info[i].frame_buffer, info[i].frame_count, picked_ns);
 out:
     free(run);
     free(pick);

@@ -31,8 +31,14 @@ static struct {
     jclass base;                  /* global: java.lang.BaseVirtualThread */
 } vt;
 
+/* X= (debug) bit 16: no virtual threads (the capability is not asked
+ * for), to measure what it costs the JVM (bench/vthreads_bench.sh) */
+#define VT_X_OFF 16u
+
 void vt_capabilities(const jvmtiCapabilities *pot, jvmtiCapabilities *want)
 {
+    if (g_hp.o.experiment & VT_X_OFF)
+        return;
     const unsigned char *p = (const unsigned char *)pot;
     unsigned char *w = (unsigned char *)want;
     if (p[VT_CAP_BYTE] & VT_CAP_MASK)

@@ -10,15 +10,20 @@
 #   ratio = median with the agent / median without
 # Also: the agent with heap=sites,thread=y (each virtual thread gets a
 # serial, a THREAD START and END, and its record is freed at its end).
-# usage: bench/vthreads_bench.sh [BUILD_DIR]   env: REPS=7 TASKS=100000 ITER=20000 JDK=...
+# To split the cost: CFGS="none floor i10 i10x i1000" (floor: any JVMTI
+# agent, bench/walk_floor.c, which only loads; i10x: the same with X=16,
+# the agent not asking for virtual threads, so the sampler sees none;
+# i1000: the capability with almost no sampling).
+# usage: bench/vthreads_bench.sh [BUILD_DIR]   env: REPS=7 TASKS=100000 ITER=20000 JDK=... CFGS=...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/bench-vt}
 if [ -z "${1:-}" ]; then
     cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DHPROF_TESTS=OFF >/dev/null
-    cmake --build "$build" -j2 --target hprof_agent >/dev/null
+    cmake --build "$build" -j2 --target hprof_agent walk_floor >/dev/null
 fi
 AGENT=$PWD/$build/agent/libhprof.so
+FLOOR=$PWD/$build/bench/libwalk_floor.so
 REPS=${REPS:-7}
 TASKS=${TASKS:-100000}
 ITER=${ITER:-20000}
@@ -32,12 +37,16 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 v=$("$JDK/bin/java" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')
 echo "virtual threads: VThreadDemo short $TASKS $ITER on JDK $v, $REPS interleaved rounds, medians; $(nproc) cores"
 declare -A T=() C=()
-cfgs="none i10 sites"
+cfgs=${CFGS:-"none i10 sites"}
 for r in $(seq "$REPS"); do
     for cfg in $cfgs; do
         case $cfg in
             none) opts=() ;;
             i10) opts=("-agentpath:$AGENT=cpu=samples,interval=10,verbose=n,file=$work/p.txt") ;;
+            floor) opts=("-agentpath:$FLOOR") ;;
+            i10x) opts=("-agentpath:$AGENT=cpu=samples,interval=10,X=16,verbose=n,file=$work/p.txt") ;;
+            i1) opts=("-agentpath:$AGENT=cpu=samples,interval=1,verbose=n,file=$work/p.txt") ;;
+            i1000) opts=("-agentpath:$AGENT=cpu=samples,interval=1000,verbose=n,file=$work/p.txt") ;;
             sites) opts=("-agentpath:$AGENT=heap=sites,thread=y,verbose=n,file=$work/s.txt") ;;
         esac
         out=$("$JDK/bin/java" "${opts[@]}" -cp "$work" VThreadDemo short "$TASKS" "$ITER" 2>/dev/null | grep elapsed_ms)
@@ -54,6 +63,10 @@ for what in elapsed cpu; do
         case $cfg in
             none) name="no agent" ;;
             i10) name="cpu=samples,interval=10" ;;
+            floor) name="an agent that does nothing" ;;
+            i10x) name="the same, X=16 (no vthreads)" ;;
+            i1) name="cpu=samples,interval=1" ;;
+            i1000) name="cpu=samples,interval=1000" ;;
             sites) name="heap=sites,thread=y" ;;
         esac
         printf "  %-28s %7.0f   ratio %.3f   runs: %s\n" "$name" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN { print a / b }')" "$runs"

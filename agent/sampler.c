@@ -59,12 +59,11 @@ static int sampler_ran(jint state, int64_t used, int64_t wall_ns)
     return 1;
 }
 
-/* A thread to sample: the thread whose stack is taken (a platform thread
- * or a virtual thread) and the platform thread whose CPU clock says it
- * ran (itself, or the carrier). */
+/* A thread to sample (its stack is taken of run[i]: a platform thread or
+ * the virtual thread a carrier runs): the platform thread whose CPU clock
+ * says it ran (itself, or the carrier), and the serial of its traces. */
 typedef struct sampler_pick {
-    jthread stack_of, os;
-    hp_thread *osth;
+    jthread os;
     uint32_t tser;
     int64_t cpu_before; /* the OS thread's CPU time when picked */
 } sampler_pick;
@@ -79,12 +78,11 @@ static jthread sampler_mounted(jvmtiEnv *j, JNIEnv *env, jthread t, int64_t used
     if (!v)
         return NULL;
     jint vstate = 0;
-    int agent = 0;
     if ((*j)->GetThreadState(j, v, &vstate) != JVMTI_ERROR_NONE || !sampler_ran(vstate, used, wall_ns)) {
         (*env)->DeleteLocalRef(env, v);
         return NULL;
     }
-    *tser = g_hp.o.thread ? thr_serial_of(j, env, v, &agent) : 0;
+    *tser = g_hp.o.thread ? thr_serial_of(j, env, v, NULL) : 0;
     return v;
 }
 
@@ -165,8 +163,7 @@ static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
             continue;
         }
         run[nrun] = who;
-        pick[nrun++] = (sampler_pick){.stack_of = who, .os = ts[i], .osth = th, .tser = tser,
-                                      .cpu_before = th->cpu_ns};
+        pick[nrun++] = (sampler_pick){.os = ts[i], .tser = tser, .cpu_before = th->cpu_ns};
     }
     if (nrun == 0 || depth == 0) /* the original's contract: depth=0 records nothing */
         goto out;

@@ -4,8 +4,10 @@
  * Owns the shadow stacks (one per thread, touched only by that thread's own
  * MethodEntry/MethodExit callbacks and freed at its ThreadEnd) and the
  * per-trace call counters (hp_trace.tm_*: atomics, added by exits, swapped
- * to zero by a dump). The callbacks take data_lock only when a trace is new
- * to the thread's cache.
+ * to zero by a dump), and, per OS thread, the time it ran virtual threads
+ * (thread-local, touched only by that OS thread's mount/unmount events and
+ * method exits). The callbacks take data_lock only when a trace is new to
+ * the thread's cache.
  */
 #include "timing.h"
 

@@ -21,6 +21,12 @@
  * or all of it when a virtual thread left its carrier meanwhile, is taken
  * out of that method's self time and of the total time of every caller,
  * and counted apart per trace (hp_time_row.wait_ns).
+ *
+ * Virtual threads (JDK 21+): their events keep their own shadow stacks.
+ * HotSpot's VirtualThreadMount/Unmount extension events (on only in this
+ * mode) give the time a virtual thread spent unmounted, which is waiting,
+ * and the time each carrier lent to virtual threads, which its own frames
+ * under way (runContinuation) do not count as theirs.
  */
 #ifndef HPROF_TIMING_H
 #define HPROF_TIMING_H

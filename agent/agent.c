@@ -540,7 +540,7 @@ static void JNICALL hp_on_vm_death(jvmtiEnv *j, JNIEnv *env)
         hp_dump(j, "VM death");
     if (g_hp.o.monitor)
         mon_stop(j); /* after the dump: waits that end meanwhile are shown */
-    if (vt_on())
+    if (vt_records()) /* records of virtual threads are freed at their end: shown, and tested */
         hp_info("HPROF: %llu virtual thread records alive at exit\n", (unsigned long long)thr_vt_live());
     /* close the gate, then wait for callbacks still running */
     __atomic_store_n(&g_hp.dead, 1, __ATOMIC_SEQ_CST);

@@ -12,8 +12,8 @@
 #    trace's top frame; thread=y keys traces by thread;
 #  - cpu=times, IdleDemo: compute() (1.5 s of CPU) is the first row, and
 #    sleepy/parky/waity/blocky (300 ms each asleep, parked, in Object.wait,
-#    blocked in a native accept) count almost no work (blocky: under half,
-#    its first socket loads classes) and >= 80 % of it as waited;
+#    blocked in a native accept) count almost no work (under a tenth of
+#    it) and >= 80 % of it as waited;
 #  - cpu=old: no header, the "count callee caller time" line, and the rows
 #    of inner/outer/thrower with their exact counts, ordered by count;
 #    sleepy's time leaves its sleep out (under S/10 ms);
@@ -107,10 +107,7 @@ for JDK in $FOUND_JDKS; do
             BEGIN { FS = "\t"; while ((getline l < tf) > 0) { split(l, a, "\t"); split(a[3], f, "|"); sub(/\(.*/, "", f[1]); top[a[1]] = f[1] } FS = " " }
             top[$5] == m { s += $8 } END { printf "%.3f", s }')
         w=$(waited_through i$V.txt "IdleDemo.$m(")
-        # blocky's first ServerSocket loads and initialises the network
-        # classes (interpreted here): real work, but far from its idle time
         lim=$((IW / 10))
-        [ $m = blocky ] && lim=$((IW / 2))
         awk -v t="$tot" -v w="$w" -v s=$IW -v l=$lim 'BEGIN { exit !(t + 0 < l && w + 0 >= 0.8 * s) }' ||
             fail "IdleDemo.$m: total work $tot ms (expected < $lim), waited $w ms (expected >= 0.8 * $IW)"
         echo "   ok: $m works $tot ms, waits $w ms"

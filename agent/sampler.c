@@ -64,6 +64,7 @@ static int sampler_ran(jint state, int64_t used, int64_t wall_ns)
  * says it ran (itself, or the carrier), and the serial of its traces. */
 typedef struct sampler_pick {
     jthread os;
+    hp_thread *osth;
     uint32_t tser;
     int64_t cpu_before; /* the OS thread's CPU time when picked */
 } sampler_pick;
@@ -101,9 +102,14 @@ static int sampler_still_busy(jvmtiEnv *j, const sampler_pick *p, int64_t picked
 }
 
 /* Counts a hit on the stack `fr` (n frames) of pick `p`, taken in state
- * `state`, unless it no longer ran: not RUNNABLE then, or in native code
- * or a native method (location -1: waiting inside the VM, as the
- * Reference Handler does) without having been busy since it was picked. */
+ * `state`, unless it no longer ran: not RUNNABLE then. A stack whose top
+ * is native (the thread in native code, or in a native method waiting
+ * inside the VM, location -1, as the Reference Handler does) may be one
+ * the thread blocked in just before it was taken, after running for most
+ * of the interval: it must have been busy since it was picked, and its
+ * hit waits for the next sample, which counts it only if the clock went
+ * on advancing after the stack was taken (a thread blocked there does
+ * not advance it; a native compute loop does). */
 static void sampler_count(jvmtiEnv *j, const sampler_pick *p, jint state, jvmtiFrameInfo *fr, jint n,
                           int64_t picked_ns)
 {
@@ -114,7 +120,29 @@ static void sampler_count(jvmtiEnv *j, const sampler_pick *p, jint state, jvmtiF
         return;
     uint64_t h = trace_hash(fr, n, p->tser);
     hp_trace *t = trace_get(j, fr, n, p->tser, h);
-    if (t)
+    if (!t)
+        return;
+    jlong cpu = 0;
+    if (native && (*j)->GetThreadCpuTime(j, p->os, &cpu) == JVMTI_ERROR_NONE) {
+        p->osth->cpu_pend = t;
+        p->osth->cpu_pend_cpu = cpu;
+        p->osth->cpu_pend_ns = hp_now_ns();
+        return;
+    }
+    __atomic_fetch_add(&t->cpu_samples, 1, __ATOMIC_RELAXED);
+}
+
+/* The next sample of a thread with a pending hit (sampler_count): counts
+ * it if the thread's clock (just read, th->cpu_ns) advanced for at least
+ * half of the time since its stack was taken. */
+static void sampler_confirm(hp_thread *th, int64_t now)
+{
+    hp_trace *t = th->cpu_pend;
+    if (!t)
+        return;
+    th->cpu_pend = NULL;
+    int64_t wall = now - th->cpu_pend_ns;
+    if (wall > 0 && 2 * (th->cpu_ns - th->cpu_pend_cpu) >= wall)
         __atomic_fetch_add(&t->cpu_samples, 1, __ATOMIC_RELAXED);
 }
 
@@ -148,11 +176,14 @@ static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
         uint8_t ctl = __atomic_load_n(&th->cpu_ctl, __ATOMIC_RELAXED);
         if (ctl == THR_CPU_OFF || (ctl == THR_CPU_DEFAULT && g_hp.cpu_paused)) {
             th->cpu_seen = 0; /* switched off over net=: a new baseline when back on */
+            th->cpu_pend = NULL;
             continue;
         }
         if (state & JVMTI_THREAD_STATE_SUSPENDED)
             continue;
         int64_t used = sampler_cpu_used(j, ts[i], th);
+        if (used >= 0)
+            sampler_confirm(th, hp_now_ns());
         jthread who = ts[i];
         uint32_t tser = g_hp.o.thread ? th->serial : 0;
         if (!(state & JVMTI_THREAD_STATE_RUNNABLE)) {
@@ -163,7 +194,7 @@ static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
             continue;
         }
         run[nrun] = who;
-        pick[nrun++] = (sampler_pick){.os = ts[i], .tser = tser, .cpu_before = th->cpu_ns};
+        pick[nrun++] = (sampler_pick){.os = ts[i], .osth = th, .tser = tser, .cpu_before = th->cpu_ns};
     }
     if (nrun == 0 || depth == 0) /* the original's contract: depth=0 records nothing */
         goto out;

@@ -32,6 +32,10 @@ typedef struct hp_thread {
     uint8_t virt;            /* a virtual thread (freed at its end) */
     int64_t cpu_ns;          /* thread CPU time at the previous sample (sampler only) */
     uint8_t cpu_seen;        /* cpu_ns holds a real baseline */
+    /* a sample on a native frame, counted only if the thread's CPU clock
+     * goes on advancing after its stack was taken (sampler only) */
+    struct hp_trace *cpu_pend;
+    int64_t cpu_pend_cpu, cpu_pend_ns;
     uint8_t agent;           /* an agent thread: never sampled */
     uint64_t obj_id;         /* the object id its THREAD START gave (0: none) */
     uint8_t cpu_ctl;         /* net= CONTROL CPU ON/OFF of this thread:

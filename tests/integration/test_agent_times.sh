@@ -11,7 +11,7 @@
 #    sum, the total is the sum of self times, and each row's method is its
 #    trace's top frame; thread=y keys traces by thread;
 #  - cpu=times, IdleDemo: compute() (1.5 s of CPU) is the first row, and
-#    sleepy/parky/waity/blocky (300 ms each asleep, parked, in Object.wait,
+#    sleepy/parky/waity/blocky (1 s each asleep, parked, in Object.wait,
 #    blocked in a native accept) count almost no work (under a tenth of
 #    it) and >= 80 % of it as waited;
 #  - cpu=old: no header, the "count callee caller time" line, and the rows
@@ -64,7 +64,9 @@ waited_through() {
 
 compile TimesDemo MonitorDemo IdleDemo
 N=1000 K=7 T=13 S=200
-IC=1500 IW=300
+# IW: each idle method's time; long enough that the work around the wait
+# (a few ms, tens of ms interpreted on a loaded machine) stays under IW/10
+IC=1500 IW=1000
 LC=$(line_of MonitorDemo.java SITE-CONTEND)
 
 for JDK in $FOUND_JDKS; do

@@ -65,15 +65,15 @@ static int sampler_ran(jint state, int64_t used, int64_t wall_ns)
 typedef struct sampler_pick {
     jthread os;
     hp_thread *osth;
-    uint32_t tser;
+    jthread vt;    /* the virtual thread run[i] is, or NULL */
+    uint32_t tser; /* a platform thread's serial for its traces */
     int64_t cpu_before; /* the OS thread's CPU time when picked */
 } sampler_pick;
 
 /* The virtual thread that platform thread `t` (WAITING, but its CPU clock
  * advanced) is running, if it ran: the carrier's CPU advanced and the
  * virtual thread is RUNNABLE on it now. NULL otherwise. */
-static jthread sampler_mounted(jvmtiEnv *j, JNIEnv *env, jthread t, int64_t used,
-                               int64_t wall_ns, uint32_t *tser)
+static jthread sampler_mounted(jvmtiEnv *j, JNIEnv *env, jthread t, int64_t used, int64_t wall_ns)
 {
     jthread v = vt_mounted(j, t);
     if (!v)
@@ -83,7 +83,6 @@ static jthread sampler_mounted(jvmtiEnv *j, JNIEnv *env, jthread t, int64_t used
         (*env)->DeleteLocalRef(env, v);
         return NULL;
     }
-    *tser = g_hp.o.thread ? thr_serial_of(j, env, v, NULL) : 0;
     return v;
 }
 
@@ -110,20 +109,26 @@ static int sampler_still_busy(jvmtiEnv *j, const sampler_pick *p, int64_t picked
  * hit waits for the next sample, which counts it only if the clock went
  * on advancing after the stack was taken (a thread blocked there does
  * not advance it; a native compute loop does). */
-static void sampler_count(jvmtiEnv *j, const sampler_pick *p, jint state, jvmtiFrameInfo *fr, jint n,
-                          int64_t picked_ns)
+static void sampler_count(jvmtiEnv *j, JNIEnv *env, const sampler_pick *p, jint state, jvmtiFrameInfo *fr,
+                          jint n, int64_t picked_ns)
 {
     if (!(state & JVMTI_THREAD_STATE_RUNNABLE) || n <= 0)
         return;
     int native = (state & JVMTI_THREAD_STATE_IN_NATIVE) || fr[0].location == -1;
     if (native && !sampler_still_busy(j, p, picked_ns))
         return;
-    uint64_t h = trace_hash(fr, n, p->tser);
-    hp_trace *t = trace_get(j, fr, n, p->tser, h);
+    /* a virtual thread is named (serial, THREAD START) only now that a
+     * trace refers to it; its hit is not deferred (a virtual thread
+     * blocked in native code pins its carrier, whose clock then stops) */
+    uint32_t tser = p->tser;
+    if (p->vt && g_hp.o.thread)
+        tser = thr_serial_of(j, env, p->vt, NULL);
+    uint64_t h = trace_hash(fr, n, tser);
+    hp_trace *t = trace_get(j, fr, n, tser, h);
     if (!t)
         return;
     jlong cpu = 0;
-    if (native && (*j)->GetThreadCpuTime(j, p->os, &cpu) == JVMTI_ERROR_NONE) {
+    if (native && !p->vt && (*j)->GetThreadCpuTime(j, p->os, &cpu) == JVMTI_ERROR_NONE) {
         p->osth->cpu_pend = t;
         p->osth->cpu_pend_cpu = cpu;
         p->osth->cpu_pend_ns = hp_now_ns();
@@ -188,13 +193,14 @@ static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
         uint32_t tser = g_hp.o.thread ? th->serial : 0;
         if (!(state & JVMTI_THREAD_STATE_RUNNABLE)) {
             /* only a carrier running a virtual thread: it must have run */
-            if (used <= 0 || !vt_on() || !(who = sampler_mounted(j, env, ts[i], used, wall_ns, &tser)))
+            if (used <= 0 || !vt_on() || !(who = sampler_mounted(j, env, ts[i], used, wall_ns)))
                 continue;
         } else if (!sampler_ran(state, used, wall_ns)) {
             continue;
         }
         run[nrun] = who;
-        pick[nrun++] = (sampler_pick){.os = ts[i], .osth = th, .tser = tser, .cpu_before = th->cpu_ns};
+        pick[nrun++] = (sampler_pick){.os = ts[i], .osth = th, .vt = who != ts[i] ? who : NULL, .tser = tser,
+                                      .cpu_before = th->cpu_ns};
     }
     if (nrun == 0 || depth == 0) /* the original's contract: depth=0 records nothing */
         goto out;
@@ -206,7 +212,7 @@ static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
     if ((*j)->GetThreadListStackTraces(j, nrun, run, depth, &info) != JVMTI_ERROR_NONE)
         goto out;
     for (jint i = 0; i < nrun; i++)
-        sampler_count(j, &pick[i], info[i].state, info[i].frame_buffer, info[i].frame_count, picked_ns);
+        sampler_count(j, env, &pick[i], info[i].state, info[i].frame_buffer, info[i].frame_count, picked_ns);
 out:
     free(run);
     free(pick);

@@ -33,6 +33,7 @@
 #include "threads.h"
 #include "timing.h"
 #include "traces.h"
+#include "vthreads.h"
 
 hp_agent g_hp;
 
@@ -152,7 +153,7 @@ static void JNICALL hp_on_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, jobjec
     uint32_t tser = 0;
     if (g_hp.o.thread) {
         hp_thread *th = thr_get(j, env, thread);
-        tser = th ? th->serial : 0;
+        tser = th ? thr_serial_own(j, thread, th) : 0;
     }
     hp_site *s = c ? hp_site_for(j, c, fr, n, tser, (uint64_t)size) : NULL;
     if (s) {
@@ -571,6 +572,7 @@ static void hp_start_live(jvmtiEnv *j, JNIEnv *env)
     }
     if (framed)
         (*env)->PopLocalFrame(env, NULL);
+    vt_start(j, env); /* before any thread is registered: it tells virtual ones */
     thr_register_all(j, env);
     hp_exit_hook(env);
     g_hp.gc_no_force = hp_gc_cannot_force();
@@ -620,6 +622,8 @@ static void JNICALL hp_on_vm_death(jvmtiEnv *j, JNIEnv *env)
         hp_dump(j, "VM death");
     if (g_hp.o.monitor)
         mon_stop(j); /* after the dump: waits that end meanwhile are shown */
+    if (vt_records()) /* records of virtual threads are freed at their end: shown, and tested */
+        hp_info("HPROF: %llu virtual thread records alive at exit\n", (unsigned long long)thr_vt_live());
     /* close the gate, then wait for callbacks still running */
     __atomic_store_n(&g_hp.dead, 1, __ATOMIC_SEQ_CST);
     while (__atomic_load_n(&g_hp.active, __ATOMIC_SEQ_CST) > 0) {
@@ -631,6 +635,7 @@ static void JNICALL hp_on_vm_death(jvmtiEnv *j, JNIEnv *env)
         JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END, JVMTI_EVENT_DATA_DUMP_REQUEST};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         (*j)->SetEventNotificationMode(j, JVMTI_DISABLE, all[i], NULL);
+    vt_stop(j);
     out_close();
     lsn_stop(j); /* after the last output went down the socket */
 }
@@ -657,6 +662,7 @@ static int hp_init_jvmti(jvmtiEnv *j)
      * without one it falls back to the thread state */
     if ((*j)->GetPotentialCapabilities(j, &pot) == JVMTI_ERROR_NONE)
         want.can_get_thread_cpu_time = pot.can_get_thread_cpu_time;
+    vt_capabilities(&pot, &want); /* JDK 21+: virtual threads' stacks and ends */
     /* the costly capabilities only when their mode is asked for; HotSpot
      * offers the method and monitor events only at start-up */
     if (g_hp.o.cpu == OPTS_CPU_TIMES || g_hp.o.cpu == OPTS_CPU_OLD) {
@@ -679,7 +685,9 @@ static int hp_init_jvmti(jvmtiEnv *j)
     }
     if (jx_report(j, (*j)->AddCapabilities(j, &want), "AddCapabilities") != JVMTI_ERROR_NONE)
         return -1;
-    jvmtiEventCallbacks cb;
+    vt_callback_set cbs;
+    memset(&cbs, 0, sizeof cbs);
+    jvmtiEventCallbacks cb; /* copied into cbs.cb last */
     memset(&cb, 0, sizeof cb);
     cb.VMInit = hp_on_vm_init;
     cb.VMDeath = hp_on_vm_death;
@@ -692,7 +700,9 @@ static int hp_init_jvmti(jvmtiEnv *j)
         tm_callbacks(&cb);
     if (g_hp.o.monitor)
         mon_callbacks(&cb);
-    if (jx_report(j, (*j)->SetEventCallbacks(j, &cb, (jint)sizeof cb), "SetEventCallbacks"))
+    cbs.cb = cb;
+    vt_callbacks(&cbs);
+    if (jx_report(j, (*j)->SetEventCallbacks(j, &cbs.cb, (jint)sizeof cbs), "SetEventCallbacks"))
         return -1;
     if (jx_raw_monitor(j, "hprof dump", &g_hp.dump_lock) ||
         jx_raw_monitor(j, "hprof data", &g_hp.data_lock) ||

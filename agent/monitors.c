@@ -83,10 +83,10 @@ static void JNICALL mon_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, 
 {
     if (hp_enter())
         return;
-    hp_thread *th = thr_get(j, env, t);
+    hp_thread *th = thr_live(j, env, t);
     if (th) {
         th->mon_cls = mon_class_of(j, env, obj);
-        th->mon_trace = mon_trace_here(j, t, g_hp.o.thread ? th->serial : 0);
+        th->mon_trace = mon_trace_here(j, t, g_hp.o.thread ? thr_serial_own(j, t, th) : 0);
         th->mon_enter_ns = hp_now_ns(); /* last: our own work is not contention */
     }
     hp_leave();
@@ -128,7 +128,7 @@ static void JNICALL mon_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t
     (void)obj;
     if (hp_enter())
         return;
-    hp_thread *th = thr_get(j, env, t);
+    hp_thread *th = thr_live(j, env, t);
     if (th && th->mon_enter_ns && th->mon_trace) {
         int64_t ns = now - th->mon_enter_ns;
         mon_count(j, th->mon_trace, th->mon_cls, ns > 0 ? ns : 0);
@@ -142,11 +142,11 @@ static void JNICALL mon_on_wait(jvmtiEnv *j, JNIEnv *env, jthread t, jobject obj
 {
     if (hp_enter())
         return;
-    hp_thread *th = thr_get(j, env, t);
+    hp_thread *th = thr_live(j, env, t);
     if (th) {
         char sig[512];
         mon_class_sig(mon_class_of(j, env, obj), sig, sizeof sig);
-        out_monitor_wait(sig, (int64_t)timeout, th->serial);
+        out_monitor_wait(sig, (int64_t)timeout, thr_serial_own(j, t, th));
         /* a dump names the monitor this thread waits on from here: JVMTI
          * has no call for it (GetCurrentContendedMonitor stopped returning
          * wait()ed monitors in JDK 23) */
@@ -168,12 +168,12 @@ static void JNICALL mon_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o
     (void)timed_out;
     if (hp_enter())
         return;
-    hp_thread *th = thr_get(j, env, t);
+    hp_thread *th = thr_live(j, env, t);
     if (th) {
         char sig[512];
         mon_class_sig(mon_class_of(j, env, obj), sig, sizeof sig);
         int64_t ms = th->mon_wait_ns ? (now - th->mon_wait_ns) / 1000000 : 0;
-        out_monitor_waited(sig, ms > 0 ? ms : 0, th->serial);
+        out_monitor_waited(sig, ms > 0 ? ms : 0, thr_serial_own(j, t, th));
         th->mon_wait_ns = 0;
         jx_lock(j, g_hp.data_lock);
         jweak old = th->mon_wait_obj;
@@ -286,10 +286,9 @@ static uint32_t *mon_serials(jvmtiEnv *j, JNIEnv *env, const jthread *ts, jint n
     if (n <= 0)
         return NULL;
     uint32_t *s = calloc((size_t)n, sizeof *s);
-    for (jint i = 0; s && i < n; i++) {
-        hp_thread *th = thr_get(j, env, ts[i]);
-        s[i] = th ? th->serial : HP_THREAD_SERIAL0;
-    }
+    /* waiters may be virtual threads, whose records a dump must not hold */
+    for (jint i = 0; s && i < n; i++)
+        s[i] = thr_serial_of(j, env, ts[i], NULL);
     return s;
 }
 
@@ -318,10 +317,8 @@ static int mon_add(jvmtiEnv *j, JNIEnv *env, jobject obj, jobject *seen, uint32_
     char sig[512];
     mon_class_sig(mon_class_of(j, env, obj), sig, sizeof sig);
     m->sig = strdup(sig);
-    if (u.owner) {
-        hp_thread *th = thr_get(j, env, u.owner);
-        m->owner = th ? th->serial : HP_THREAD_SERIAL0;
-    }
+    if (u.owner)
+        m->owner = thr_serial_of(j, env, u.owner, NULL);
     m->entry_count = u.entry_count;
     m->wait = mon_serials(j, env, u.waiters, u.waiter_count);
     m->nwait = m->wait ? (uint32_t)u.waiter_count : 0;

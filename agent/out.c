@@ -180,8 +180,10 @@ static const char out_legend[] =
     "      `count` is the number of calls, `self` the trace's share of all\n"
     "      self time (time in the method minus time in its callees); the\n"
     "      two figures in brackets are the self and total ms. Times are\n"
-    "      elapsed time (a monotonic clock), so time a method spends blocked\n"
-    "      or sleeping counts as its own.\n"
+    "      elapsed time (a monotonic clock) at work: the time a native method\n"
+    "      spent off the CPU (sleeping, parked, in Object.wait, blocked in a\n"
+    "      native call) is waiting, left out of self, total and the ranking,\n"
+    "      and shown as `waited <ms>` after the brackets of its row.\n"
     "\n"
     "  Sections MONITOR DUMP and MONITOR TIME, lines WAIT: and WAITED:\n"
     "  (monitor=y):\n"
@@ -906,9 +908,12 @@ void out_cpu_times(const hp_time_row *rows, uint32_t n, uint64_t total_ns, doubl
             const char *top;
             int mlen;
             out_top_method(t, &top, &mlen);
-            out_printf(o, "%4u %5.2f%% %5.2f%% %7llu %5u %.*s [%.3f / %.3f]\n", i + 1, self, accum,
+            out_printf(o, "%4u %5.2f%% %5.2f%% %7llu %5u %.*s [%.3f / %.3f]", i + 1, self, accum,
                        (unsigned long long)rows[i].calls, t->serial, mlen, top,
                        (double)rows[i].self_ns / 1e6, (double)rows[i].total_ns / 1e6);
+            if (rows[i].wait_ns) /* timing.h: waiting is not work, and is shown apart */
+                out_printf(o, " waited %.3f", (double)rows[i].wait_ns / 1e6);
+            out_printf(o, "\n");
         }
         out_printf(o, "CPU TIME (ms) END\n");
     }

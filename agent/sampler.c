@@ -17,52 +17,159 @@
 #include "jx.h"
 #include "threads.h"
 #include "traces.h"
+#include "vthreads.h"
 
 #define SAMPLER_STOP_WAIT_MS 5000 /* never hang the VM's exit on us */
 
-/* Whether a thread is running at this sample. It must be RUNNABLE and its
- * CPU time must have advanced since the previous sample (the first sight of
- * a thread only sets its baseline). A thread in native code must also have
- * been busy for at least half of the interval: a native compute loop
- * counts, a thread that ran briefly and then blocked in a native read or
- * accept (whose stack is now the blocking call) does not. Without a CPU
- * clock the thread state decides, as in the original. */
-static int sampler_ran(jvmtiEnv *j, jthread t, hp_thread *th, jint state, int64_t wall_ns)
+/* The CPU time platform thread `t` used since the previous sample (0 at
+ * its first sight, which only sets the baseline); -1 when it has no CPU
+ * clock. Read for every thread that is not suspended, whatever its state:
+ * a carrier running a virtual thread reports itself WAITING. */
+static int64_t sampler_cpu_used(jvmtiEnv *j, jthread t, hp_thread *th)
 {
-    if (!(state & JVMTI_THREAD_STATE_RUNNABLE) || (state & JVMTI_THREAD_STATE_SUSPENDED))
-        return 0;
     jlong cpu = 0;
     if ((*j)->GetThreadCpuTime(j, t, &cpu) != JVMTI_ERROR_NONE)
-        return !(state & JVMTI_THREAD_STATE_IN_NATIVE);
+        return -1;
     int64_t used = th->cpu_seen ? cpu - th->cpu_ns : 0;
     th->cpu_ns = cpu;
     th->cpu_seen = 1;
-    if (used <= 0)
+    return used;
+}
+
+/* Whether a thread in state `state` (a platform thread, or the virtual
+ * thread a carrier runs) ran at this sample, given the CPU time `used` of
+ * the OS thread under it. It must be RUNNABLE and have used CPU. A thread
+ * in native code must also have been busy for at least half of the
+ * interval: a native compute loop counts; a thread that ran briefly and
+ * then blocked in a native call (a socket read, the Reference Handler's
+ * waitForReferencePendingList after a GC), whose stack is now the blocking
+ * call, does not; sampler_once checks such a thread's clock once more
+ * after its stack was taken. Without a CPU clock (used < 0) the thread
+ * state decides, as in the original. */
+static int sampler_ran(jint state, int64_t used, int64_t wall_ns)
+{
+    if (!(state & JVMTI_THREAD_STATE_RUNNABLE) || (state & JVMTI_THREAD_STATE_SUSPENDED))
+        return 0;
+    if (used < 0)
+        return !(state & JVMTI_THREAD_STATE_IN_NATIVE);
+    if (used == 0)
         return 0;
     if ((state & JVMTI_THREAD_STATE_IN_NATIVE) && wall_ns > 0 && 2 * used < wall_ns)
         return 0;
     return 1;
 }
 
+/* A thread to sample (its stack is taken of run[i]: a platform thread or
+ * the virtual thread a carrier runs): the platform thread whose CPU clock
+ * says it ran (itself, or the carrier), and the serial of its traces. */
+typedef struct sampler_pick {
+    jthread os;
+    hp_thread *osth;
+    jthread vt;    /* the virtual thread run[i] is, or NULL */
+    uint32_t tser; /* a platform thread's serial for its traces */
+    int64_t cpu_before; /* the OS thread's CPU time when picked */
+} sampler_pick;
+
+/* The virtual thread that platform thread `t` (WAITING, but its CPU clock
+ * advanced) is running, if it ran: the carrier's CPU advanced and the
+ * virtual thread is RUNNABLE on it now. NULL otherwise. */
+static jthread sampler_mounted(jvmtiEnv *j, JNIEnv *env, jthread t, int64_t used, int64_t wall_ns)
+{
+    jthread v = vt_mounted(j, t);
+    if (!v)
+        return NULL;
+    jint vstate = 0;
+    if ((*j)->GetThreadState(j, v, &vstate) != JVMTI_ERROR_NONE || !sampler_ran(vstate, used, wall_ns)) {
+        (*env)->DeleteLocalRef(env, v);
+        return NULL;
+    }
+    return v;
+}
+
+/* Whether a thread picked in native code has not blocked there since:
+ * its clock, read again after its stack was taken, must show it was busy
+ * for at least half of the time since it was picked (a thread that ran
+ * for a while after a GC and then blocked in native has advanced its
+ * clock enough to be picked, but not since). */
+static int sampler_still_busy(jvmtiEnv *j, const sampler_pick *p, int64_t picked_ns)
+{
+    jlong cpu = 0;
+    if ((*j)->GetThreadCpuTime(j, p->os, &cpu) != JVMTI_ERROR_NONE)
+        return 1;
+    int64_t wall = hp_now_ns() - picked_ns;
+    return wall <= 0 || 2 * (cpu - p->cpu_before) >= wall;
+}
+
+/* Counts a hit on the stack `fr` (n frames) of pick `p`, taken in state
+ * `state`, unless it no longer ran: not RUNNABLE then. A stack whose top
+ * is native (the thread in native code, or in a native method waiting
+ * inside the VM, location -1, as the Reference Handler does) may be one
+ * the thread blocked in just before it was taken, after running for most
+ * of the interval: it must have been busy since it was picked, and its
+ * hit waits for the next sample, which counts it only if the clock went
+ * on advancing after the stack was taken (a thread blocked there does
+ * not advance it; a native compute loop does). */
+static void sampler_count(jvmtiEnv *j, JNIEnv *env, const sampler_pick *p, jint state, jvmtiFrameInfo *fr,
+                          jint n, int64_t picked_ns)
+{
+    if (!(state & JVMTI_THREAD_STATE_RUNNABLE) || n <= 0)
+        return;
+    int native = (state & JVMTI_THREAD_STATE_IN_NATIVE) || fr[0].location == -1;
+    if (native && !sampler_still_busy(j, p, picked_ns))
+        return;
+    /* a virtual thread is named (serial, THREAD START) only now that a
+     * trace refers to it; its hit is not deferred (a virtual thread
+     * blocked in native code pins its carrier, whose clock then stops) */
+    uint32_t tser = p->tser;
+    if (p->vt && g_hp.o.thread)
+        tser = thr_serial_of(j, env, p->vt, NULL);
+    uint64_t h = trace_hash(fr, n, tser);
+    hp_trace *t = trace_get(j, fr, n, tser, h);
+    if (!t)
+        return;
+    jlong cpu = 0;
+    if (native && !p->vt && (*j)->GetThreadCpuTime(j, p->os, &cpu) == JVMTI_ERROR_NONE) {
+        p->osth->cpu_pend = t;
+        p->osth->cpu_pend_cpu = cpu;
+        p->osth->cpu_pend_ns = hp_now_ns();
+        return;
+    }
+    __atomic_fetch_add(&t->cpu_samples, 1, __ATOMIC_RELAXED);
+}
+
+/* The next sample of a thread with a pending hit (sampler_count): counts
+ * it if the thread's clock (just read, th->cpu_ns) advanced for at least
+ * half of the time since its stack was taken. */
+static void sampler_confirm(hp_thread *th, int64_t now)
+{
+    hp_trace *t = th->cpu_pend;
+    if (!t)
+        return;
+    th->cpu_pend = NULL;
+    int64_t wall = now - th->cpu_pend_ns;
+    if (wall > 0 && 2 * (th->cpu_ns - th->cpu_pend_cpu) >= wall)
+        __atomic_fetch_add(&t->cpu_samples, 1, __ATOMIC_RELAXED);
+}
+
 /* One sample. The stacks are taken only of the threads that ran: their
- * state and CPU clock are read first (cheap, no safepoint), so the one
- * GetThreadListStackTraces call, which stops the threads it walks, covers
- * one or two threads instead of every thread of the JVM. */
+ * state and CPU clock are read first (cheap, no safepoint), so the
+ * stack walks, which stop the threads they walk, cover one or two threads
+ * instead of every thread of the JVM. */
 static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
 {
     if ((*env)->PushLocalFrame(env, 64) != 0)
         return;
     jint n = 0, nrun = 0;
     jthread *ts = NULL, *run = NULL;
-    hp_thread **runth = NULL;
+    sampler_pick *pick = NULL;
     jvmtiStackInfo *info = NULL;
     jint depth = (jint)__atomic_load_n(&g_hp.o.depth, __ATOMIC_RELAXED); /* net= may change it */
     if ((*j)->GetAllThreads(j, &n, &ts) != JVMTI_ERROR_NONE || n == 0)
         goto out;
-    (*env)->EnsureLocalCapacity(env, n + 64);
+    (*env)->EnsureLocalCapacity(env, 2 * n + 64);
     run = malloc(sizeof *run * (size_t)n);
-    runth = malloc(sizeof *runth * (size_t)n);
-    if (!run || !runth)
+    pick = malloc(sizeof *pick * (size_t)n);
+    if (!run || !pick)
         goto out;
     for (jint i = 0; i < n; i++) {
         jint state = 0;
@@ -74,31 +181,41 @@ static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
         uint8_t ctl = __atomic_load_n(&th->cpu_ctl, __ATOMIC_RELAXED);
         if (ctl == THR_CPU_OFF || (ctl == THR_CPU_DEFAULT && g_hp.cpu_paused)) {
             th->cpu_seen = 0; /* switched off over net=: a new baseline when back on */
+            th->cpu_pend = NULL;
             continue;
         }
-        if (!sampler_ran(j, ts[i], th, state, wall_ns))
+        if (state & JVMTI_THREAD_STATE_SUSPENDED)
             continue;
-        run[nrun] = ts[i];
-        runth[nrun++] = th;
+        int64_t used = sampler_cpu_used(j, ts[i], th);
+        if (used >= 0)
+            sampler_confirm(th, hp_now_ns());
+        jthread who = ts[i];
+        uint32_t tser = g_hp.o.thread ? th->serial : 0;
+        if (!(state & JVMTI_THREAD_STATE_RUNNABLE)) {
+            /* only a carrier running a virtual thread: it must have run */
+            if (used <= 0 || !vt_on() || !(who = sampler_mounted(j, env, ts[i], used, wall_ns)))
+                continue;
+        } else if (!sampler_ran(state, used, wall_ns)) {
+            continue;
+        }
+        run[nrun] = who;
+        pick[nrun++] = (sampler_pick){.os = ts[i], .osth = th, .vt = who != ts[i] ? who : NULL, .tser = tser,
+                                      .cpu_before = th->cpu_ns};
     }
     if (nrun == 0 || depth == 0) /* the original's contract: depth=0 records nothing */
         goto out;
+    int64_t picked_ns = hp_now_ns();
+    /* one call: a handshake for one thread, a safepoint for more. Taking
+     * virtual threads' stacks one by one (GetStackTrace, a handshake with
+     * each carrier) was measured slower: ~900 against ~400 µs a sample
+     * with two carriers busy (bench/BENCHMARKS.md) */
     if ((*j)->GetThreadListStackTraces(j, nrun, run, depth, &info) != JVMTI_ERROR_NONE)
         goto out;
-    for (jint i = 0; i < nrun; i++) {
-        jvmtiStackInfo *si = &info[i];
-        /* still running when its stack was taken */
-        if (!(si->state & JVMTI_THREAD_STATE_RUNNABLE) || si->frame_count <= 0)
-            continue;
-        uint32_t tser = g_hp.o.thread ? runth[i]->serial : 0;
-        uint64_t h = trace_hash(si->frame_buffer, si->frame_count, tser);
-        hp_trace *t = trace_get(j, si->frame_buffer, si->frame_count, tser, h);
-        if (t)
-            __atomic_fetch_add(&t->cpu_samples, 1, __ATOMIC_RELAXED);
-    }
+    for (jint i = 0; i < nrun; i++)
+        sampler_count(j, env, &pick[i], info[i].state, info[i].frame_buffer, info[i].frame_count, picked_ns);
 out:
     free(run);
-    free(runth);
+    free(pick);
     jx_free(j, info);
     jx_free(j, ts);
     (*env)->PopLocalFrame(env, NULL);

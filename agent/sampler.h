@@ -4,9 +4,11 @@
  * GetThreadListStackTraces call and counts one hit on the trace of each
  * thread that really ran since the previous sample: its thread CPU time
  * advanced (and, for a thread in native code, by at least half of the
- * interval). Unlike the original, threads blocked in native code (a socket
+ * interval, and before and after its stack when the stack's top is
+ * native). Unlike the original, threads blocked in native code (a socket
  * read, the Reference Handler) are therefore not counted as running.
- * Agent threads are never sampled.
+ * A carrier thread that ran is sampled as the virtual thread it runs
+ * (vthreads.h). Agent threads are never sampled.
  *
  * The thread starts in the live phase (VMInit or attach) and stops with a
  * handshake at VM death: sampler_stop returns once it has left its loop.

@@ -1,5 +1,11 @@
 /*
  * threads.c: thread registration and THREAD START/END output (threads.h).
+ *
+ * Owns the hp_thread records (in JVMTI thread-local storage) and the count
+ * of live virtual-thread records. A virtual thread's record is created,
+ * given its serial, and freed under data_lock, and its THREAD START and
+ * THREAD END are written under it too: a START is thus never written after
+ * the END of the same thread, whichever thread asks for the serial.
  */
 #include "threads.h"
 
@@ -10,42 +16,166 @@
 #include "jx.h"
 #include "out.h"
 #include "timing.h"
+#include "vthreads.h"
+
+static uint64_t thr_vt_records; /* atomics: virtual-thread records alive */
+
+/* The record a virtual thread keeps after its end when it had none: the
+ * sampler (or a dump) may ask for its serial just after VirtualThreadEnd
+ * while it still runs its last steps, and would otherwise make a record
+ * (and a THREAD START) that nothing frees. Ended, with no serial: every
+ * reader takes it as "gone"; it is never written to nor freed. */
+static hp_thread thr_gone = {.ended = 1, .virt = 1};
+
+uint64_t thr_vt_live(void)
+{
+    return __atomic_load_n(&thr_vt_records, __ATOMIC_RELAXED);
+}
+
+/* A thread's names and object id, read before its THREAD START (outside
+ * data_lock: GetThreadInfo of a virtual thread may wait for its mount or
+ * unmount to finish). */
+typedef struct thr_names {
+    char *name, *group, *parent;
+    jlong tag;
+} thr_names;
+
+static void thr_names_get(jvmtiEnv *j, jthread t, thr_names *nm)
+{
+    jx_thread_names(j, t, &nm->name, &nm->group, &nm->parent);
+    nm->tag = 0;
+    (*j)->GetTag(j, t, &nm->tag);
+}
+
+static void thr_names_free(jvmtiEnv *j, thr_names *nm)
+{
+    jx_free(j, nm->name);
+    jx_free(j, nm->group);
+    jx_free(j, nm->parent);
+}
+
+/* THREAD START of `th` (serial already assigned). */
+static void thr_write_start(hp_thread *th, const thr_names *nm)
+{
+    th->obj_id = (uint64_t)nm->tag;
+    out_thread_start(th->serial, (uint64_t)nm->tag, nm->name, nm->group, nm->parent);
+}
+
+static void thr_start_platform(jvmtiEnv *j, jthread t, hp_thread *th)
+{
+    thr_names nm;
+    thr_names_get(j, t, &nm);
+    thr_write_start(th, &nm);
+    thr_names_free(j, &nm);
+}
+
+/* The record of `t` under data_lock (held by the caller), created if new.
+ * *created says whether it was. */
+static hp_thread *thr_locked(jvmtiEnv *j, JNIEnv *env, jthread t, int *created)
+{
+    void *p = NULL;
+    *created = 0;
+    if ((*j)->GetThreadLocalStorage(j, t, &p) == JVMTI_ERROR_NONE && p)
+        return p;
+    int virt = vt_is_virtual(env, t);
+    if (virt && !vt_records())
+        return NULL; /* nothing would free it: no record, serial 200000 */
+    hp_thread *th = calloc(1, sizeof *th);
+    if (!th)
+        return NULL;
+    th->virt = (uint8_t)virt;
+    if (!th->virt)
+        th->serial = ++g_hp.next_thread_serial;
+    if ((*j)->SetThreadLocalStorage(j, t, th) != JVMTI_ERROR_NONE) {
+        if (!th->virt)
+            g_hp.next_thread_serial--; /* nobody saw it: serials stay dense */
+        free(th); /* a thread that is not alive (yet or any more) */
+        return NULL;
+    }
+    if (th->virt)
+        __atomic_fetch_add(&thr_vt_records, 1, __ATOMIC_RELAXED);
+    *created = 1;
+    return th;
+}
 
 hp_thread *thr_get(jvmtiEnv *j, JNIEnv *env, jthread t)
 {
     void *p = NULL;
     if ((*j)->GetThreadLocalStorage(j, t, &p) == JVMTI_ERROR_NONE && p)
         return p;
-    hp_thread *th = calloc(1, sizeof *th);
-    if (!th)
-        return NULL;
     /* two threads may register the same thread (its own event and an
      * enumeration): the check and the store happen under data_lock; the
      * thread-local storage calls are quick and never call back */
+    int created = 0;
     jx_lock(j, g_hp.data_lock);
-    if ((*j)->GetThreadLocalStorage(j, t, &p) == JVMTI_ERROR_NONE && p) {
-        jx_unlock(j, g_hp.data_lock);
-        free(th);
-        return p;
-    }
-    th->serial = ++g_hp.next_thread_serial;
-    jvmtiError e = (*j)->SetThreadLocalStorage(j, t, th);
+    hp_thread *th = thr_locked(j, env, t, &created);
     jx_unlock(j, g_hp.data_lock);
-    if (e != JVMTI_ERROR_NONE) {
-        free(th); /* a thread that is not alive (yet or any more) */
-        return NULL;
-    }
-    char *name = NULL, *group = NULL, *parent = NULL;
-    jx_thread_names(j, t, &name, &group, &parent);
-    jlong tag = 0;
-    (*j)->GetTag(j, t, &tag);
-    th->obj_id = (uint64_t)tag;
-    out_thread_start(th->serial, (uint64_t)tag, name, group, parent);
-    jx_free(j, name);
-    jx_free(j, group);
-    jx_free(j, parent);
-    (void)env;
+    if (th && created && !th->virt)
+        thr_start_platform(j, t, th);
     return th;
+}
+
+hp_thread *thr_live(jvmtiEnv *j, JNIEnv *env, jthread t)
+{
+    hp_thread *th = thr_get(j, env, t);
+    return th == &thr_gone ? NULL : th;
+}
+
+/* Gives a virtual thread's record its serial and THREAD START; data_lock
+ * held (raw monitors are reentrant: out_thread_start interns the names
+ * under it, and takes out_lock after it, in the lock order). */
+static void thr_name_vt(hp_thread *th, const thr_names *nm)
+{
+    th->serial = ++g_hp.next_thread_serial;
+    thr_write_start(th, nm);
+}
+
+uint32_t thr_serial_own(jvmtiEnv *j, jthread t, hp_thread *th)
+{
+    if (__atomic_load_n(&th->serial, __ATOMIC_ACQUIRE))
+        return th->serial;
+    thr_names nm;
+    thr_names_get(j, t, &nm);
+    jx_lock(j, g_hp.data_lock);
+    if (!th->serial && !th->ended)
+        thr_name_vt(th, &nm);
+    jx_unlock(j, g_hp.data_lock);
+    thr_names_free(j, &nm);
+    return th->serial ? th->serial : HP_THREAD_SERIAL0;
+}
+
+uint32_t thr_serial_of(jvmtiEnv *j, JNIEnv *env, jthread t, int *agent)
+{
+    int created = 0;
+    uint32_t s = HP_THREAD_SERIAL0;
+    if (agent)
+        *agent = 0;
+    thr_names nm;
+    int named = 0;
+    for (;;) {
+        jx_lock(j, g_hp.data_lock);
+        hp_thread *th = thr_locked(j, env, t, &created);
+        if (th && th->virt && !th->serial && !th->ended) {
+            if (!named) { /* names first, outside the lock; then again */
+                jx_unlock(j, g_hp.data_lock);
+                thr_names_get(j, t, &nm);
+                named = 1;
+                continue;
+            }
+            thr_name_vt(th, &nm);
+        }
+        if (th && th->serial)
+            s = th->serial;
+        if (th && agent)
+            *agent = th->agent;
+        jx_unlock(j, g_hp.data_lock);
+        if (th && created && !th->virt)
+            thr_start_platform(j, t, th);
+        break;
+    }
+    if (named)
+        thr_names_free(j, &nm);
+    return s;
 }
 
 void thr_end(jvmtiEnv *j, JNIEnv *env, jthread t)
@@ -60,6 +190,32 @@ void thr_end(jvmtiEnv *j, JNIEnv *env, jthread t)
     th->tm = NULL;
     out_thread_end(th->serial);
     /* the storage stays: a late event of this thread still finds its serial */
+}
+
+void thr_vt_end(jvmtiEnv *j, JNIEnv *env, jthread t)
+{
+    void *p = NULL;
+    jx_lock(j, g_hp.data_lock);
+    if ((*j)->GetThreadLocalStorage(j, t, &p) != JVMTI_ERROR_NONE || p == &thr_gone) {
+        jx_unlock(j, g_hp.data_lock);
+        return;
+    }
+    (*j)->SetThreadLocalStorage(j, t, &thr_gone);
+    hp_thread *th = p;
+    if (!th) { /* nothing ever needed a record of it */
+        jx_unlock(j, g_hp.data_lock);
+        return;
+    }
+    th->ended = 1;
+    if (th->serial)
+        out_thread_end(th->serial);
+    jx_unlock(j, g_hp.data_lock);
+    /* VirtualThreadEnd is its last event: nothing of it runs any more */
+    tm_stack_free(th->tm);
+    if (th->mon_wait_obj && env)
+        (*env)->DeleteWeakGlobalRef(env, th->mon_wait_obj);
+    free(th);
+    __atomic_fetch_sub(&thr_vt_records, 1, __ATOMIC_RELAXED);
 }
 
 void thr_register_all(jvmtiEnv *j, JNIEnv *env)

@@ -14,8 +14,19 @@
  *
  * Times are elapsed (wall-clock) ns from CLOCK_MONOTONIC, read twice per
  * call (~25 ns each); a thread CPU clock costs ~600 ns per read on Linux,
- * more than the event itself. Time a method spends blocked counts as its
- * self time, and the output says so.
+ * more than the event itself, so it is read only around native methods.
+ * Waiting is not work: the elapsed time of a native method that its OS
+ * thread did not spend on the CPU (Object.wait, Thread.sleep, Unsafe.park,
+ * the Reference Handler's waitForReferencePendingList, a blocking read),
+ * or all of it when a virtual thread left its carrier meanwhile, is taken
+ * out of that method's self time and of the total time of every caller,
+ * and counted apart per trace (hp_time_row.wait_ns).
+ *
+ * Virtual threads (JDK 21+): their events keep their own shadow stacks.
+ * HotSpot's VirtualThreadMount/Unmount extension events (on only in this
+ * mode) give the time a virtual thread spent unmounted, which is waiting,
+ * and the time each carrier lent to virtual threads, which its own frames
+ * under way (runContinuation) do not count as theirs.
  */
 #ifndef HPROF_TIMING_H
 #define HPROF_TIMING_H
@@ -37,10 +48,11 @@ void tm_stop(jvmtiEnv *j);
 /* Frees a thread's shadow stack (thread end). */
 void tm_stack_free(tm_stack *s);
 
-/* One row of CPU TIME: a trace, its completed calls, self and total ns. */
+/* One row of CPU TIME: a trace, its completed calls, self and total ns
+ * of work, and the ns its top method waited (not in self or total). */
 typedef struct hp_time_row {
     struct hp_trace *trace;
-    uint64_t calls, self_ns, total_ns;
+    uint64_t calls, self_ns, total_ns, wait_ns;
 } hp_time_row;
 
 /* Takes (and resets) the counters of every trace: malloc'ed rows with calls

@@ -32,7 +32,7 @@ typedef struct hp_trace {
     uint8_t written;         /* TRACE record/block written (out_lock) */
     uint64_t cpu_samples;    /* cpu=samples hits since the last dump (atomic) */
     uint64_t tm_calls;       /* cpu=times|old since the last dump (atomics) */
-    uint64_t tm_self_ns, tm_total_ns;
+    uint64_t tm_self_ns, tm_total_ns, tm_wait_ns; /* ns of work; of waiting (timing.h) */
     uint32_t *frame;         /* frame indices */
     jvmtiFrameInfo *jf;      /* the raw frames, for exact comparison */
 } hp_trace;

@@ -4,13 +4,19 @@
 #  - cpu=times: TimesDemo calls inner() exactly N*K times through
 #    inner <- outer <- main, outer() N times, thrower() T times (each exits
 #    by an exception), sleepy() once (sleeping S ms): the CPU TIME rows of
-#    those traces have exactly those counts, sleepy's total >= S ms; every
-#    line of the section has the layout, ranks run 1..n, rows are ordered by
-#    self time, self <= total, accum is the running sum, the total is the
-#    sum of self times, and each row's method is its trace's top frame;
-#    thread=y keys traces by thread;
+#    those traces have exactly those counts; sleeping is waiting, not work:
+#    sleepy's total work is under S/10 ms and its rows show >= 0.9*S ms
+#    waited; every line of the section has the layout, ranks run 1..n,
+#    rows are ordered by self time, self <= total, accum is the running
+#    sum, the total is the sum of self times, and each row's method is its
+#    trace's top frame; thread=y keys traces by thread;
+#  - cpu=times, IdleDemo: compute() (1.5 s of CPU) is the first row, and
+#    sleepy/parky/waity/blocky (1 s each asleep, parked, in Object.wait,
+#    blocked in a native accept) count almost no work (under a tenth of
+#    it) and >= 80 % of it as waited;
 #  - cpu=old: no header, the "count callee caller time" line, and the rows
 #    of inner/outer/thrower with their exact counts, ordered by count;
+#    sleepy's time leaves its sleep out (under S/10 ms);
 #  - monitor=y: MonitorDemo's contenders contend on one lock: MONITOR TIME
 #    has the row of that lock at MonitorDemo.hold (the synchronized line),
 #    with exactly the (THREADS - 1) * TURNS contended entries the program
@@ -45,8 +51,22 @@ fr() {
     echo "TimesDemo.$1(TimesDemo.java:Unknown line)"
 }
 
-compile TimesDemo MonitorDemo
+# waited_through OUT FRAME_PREFIX: ms waited by the rows whose trace has a frame starting with FRAME_PREFIX
+waited_through() {
+    traces "$1" >"$1.wtr"
+    awk '/^CPU TIME \(ms\) BEGIN/ { on = 1; next } /^CPU TIME \(ms\) END$/ { on = 0; next }
+         on && /^ *[0-9]+ / && $(NF - 1) == "waited" { print $5, $NF }' "$1" |
+        awk -v pre="$2" -v tf="$1.wtr" '
+            BEGIN { FS = "\t"; while ((getline l < tf) > 0) { split(l, a, "\t"); fr[a[1]] = a[3] } FS = " " }
+            { n = split(fr[$1], f, "|"); for (i = 1; i <= n; i++) if (index(f[i], pre) == 1) { s += $2; break } }
+            END { printf "%.3f", s }'
+}
+
+compile TimesDemo MonitorDemo IdleDemo
 N=1000 K=7 T=13 S=200
+# IW: each idle method's time; long enough that the work around the wait
+# (a few ms, tens of ms interpreted on a loaded machine) stays under IW/10
+IC=1500 IW=1000
 LC=$(line_of MonitorDemo.java SITE-CONTEND)
 
 for JDK in $FOUND_JDKS; do
@@ -62,7 +82,8 @@ for JDK in $FOUND_JDKS; do
     [ "$V" = 17 ] && JRUN_JVM_WARNING='^WARNING: JNI local refs: [0-9]+, exceeds capacity: 32$'
 
     step "cpu=times: exact call counts per trace"
-    jrun t$V 0 no "$A=cpu=times,cutoff=0,file=$WORK/t$V.txt" -cp classes TimesDemo $N $K $T $S
+    # depth=8: the native frame where sleepy() waits is up to 5 below it
+    jrun t$V 0 no "$A=cpu=times,cutoff=0,depth=8,file=$WORK/t$V.txt" -cp classes TimesDemo $N $K $T $S
     grep -qx "calls outer=$N inner=$((N * K)) thrower=$T sleepy=1" t$V.out || fail "TimesDemo said: $(cat t$V.out)"
     expect_eq "inner <- outer <- main calls" $((N * K)) "$(calls t$V.txt "$(fr inner)|$(fr outer)|$(fr main)")"
     expect_eq "outer <- main calls" $N "$(calls t$V.txt "$(fr outer)|$(fr main)")"
@@ -70,9 +91,29 @@ for JDK in $FOUND_JDKS; do
     expect_eq "sleepy <- main calls" 1 "$(calls t$V.txt "$(fr sleepy)|$(fr main)")"
     sleepy_total=$(traces t$V.txt | awk -F '\t' -v w="$(fr sleepy)|$(fr main)" '$3 == w { print $1 }' |
         while read -r tr; do time_rows t$V.txt | awk -v t="$tr" '$5 == t { print $8 }'; done)
-    awk -v t="$sleepy_total" -v s=$S 'BEGIN { exit !(t + 0 >= s && t + 0 < 10 * s) }' ||
-        fail "sleepy's total time $sleepy_total ms, expected >= $S ms"
-    echo "   ok: inner $((N * K)), outer $N, thrower $T, sleepy 1 call of $sleepy_total ms"
+    # sleeping is waiting, not work: out of sleepy's total, shown as waited
+    sleepy_waited=$(waited_through t$V.txt "$(fr sleepy)")
+    awk -v t="$sleepy_total" -v w="$sleepy_waited" -v s=$S 'BEGIN { exit !(t + 0 < s / 10 && w + 0 >= 0.9 * s && w + 0 < 10 * s) }' ||
+        fail "sleepy's total work $sleepy_total ms (expected < $((S / 10))), waited $sleepy_waited ms (expected >= 0.9 * $S)"
+    echo "   ok: inner $((N * K)), outer $N, thrower $T, sleepy 1 call of $sleepy_total ms, waited $sleepy_waited ms"
+
+    step "cpu=times: waiting (sleep, park, wait, a blocked accept) does not rank as work"
+    # depth=16: blocky waits in Net.poll, 11 frames below it on JDK 17
+    jrun i$V 0 no "$A=cpu=times,cutoff=0,depth=16,file=$WORK/i$V.txt" -cp classes IdleDemo $IC $IW 1
+    traces i$V.txt >i$V.tr
+    top1=$(time_rows i$V.txt | awk 'NR == 1 { print $5 }')
+    expect_eq "the first CPU TIME row's method" "IdleDemo.compute" \
+        "$(awk -F '\t' -v t="$top1" '$1 == t { split($3, f, "|"); sub(/\(.*/, "", f[1]); print f[1] }' i$V.tr)"
+    for m in sleepy parky waity blocky; do
+        tot=$(time_rows i$V.txt | awk -v tf=i$V.tr -v m="IdleDemo.$m" '
+            BEGIN { FS = "\t"; while ((getline l < tf) > 0) { split(l, a, "\t"); split(a[3], f, "|"); sub(/\(.*/, "", f[1]); top[a[1]] = f[1] } FS = " " }
+            top[$5] == m { s += $8 } END { printf "%.3f", s }')
+        w=$(waited_through i$V.txt "IdleDemo.$m(")
+        lim=$((IW / 10))
+        awk -v t="$tot" -v w="$w" -v s=$IW -v l=$lim 'BEGIN { exit !(t + 0 < l && w + 0 >= 0.8 * s) }' ||
+            fail "IdleDemo.$m: total work $tot ms (expected < $lim), waited $w ms (expected >= 0.8 * $IW)"
+        echo "   ok: $m works $tot ms, waits $w ms"
+    done
 
     step "cpu=times: the CPU TIME layout, line by line"
     awk '
@@ -85,7 +126,7 @@ for JDK in $FOUND_JDKS; do
             if (sum - total > 1 + 0.001 * n || total - sum > 1 + 0.001 * n) { print "total " total " is not the sum of self times " sum; bad = 1 }
             next }
         on { n++
-            if ($0 !~ /^ *[0-9]+ +[0-9]+\.[0-9][0-9]% +[0-9]+\.[0-9][0-9]% +[0-9]+ 3[0-9][0-9][0-9][0-9][0-9]+ [^ ]+ \[[0-9]+\.[0-9][0-9][0-9] \/ [0-9]+\.[0-9][0-9][0-9]\]$/) { print "bad row: " $0; bad = 1 }
+            if ($0 !~ /^ *[0-9]+ +[0-9]+\.[0-9][0-9]% +[0-9]+\.[0-9][0-9]% +[0-9]+ 3[0-9][0-9][0-9][0-9][0-9]+ [^ ]+ \[[0-9]+\.[0-9][0-9][0-9] \/ [0-9]+\.[0-9][0-9][0-9]\]( waited [0-9]+\.[0-9][0-9][0-9])?$/) { print "bad row: " $0; bad = 1 }
             if ($1 != n) { print "rank " $1 " where " n " was expected"; bad = 1 }
             self = $7; sub(/\[/, "", self); tot = $9; sub(/\]/, "", tot)
             if (self + 0 > tot + 0) { print "self above total: " $0; bad = 1 }
@@ -119,7 +160,8 @@ for JDK in $FOUND_JDKS; do
         grep -qE "^$(printf '%s' "$want" | sed 's/[][().$]/\\&/g') [0-9]+$" o$V.txt || fail "cpu=old: no line '$want <ms>'"
     done
     sl=$(grep -E '^1 TimesDemo\.sleepy\(J\)V TimesDemo\.main' o$V.txt | awk '{print $4}')
-    [ -n "$sl" ] && [ "$sl" -ge $S ] || fail "cpu=old: sleepy's time '$sl' ms, expected >= $S"
+    # its time is work, as in CPU TIME: the sleep is waiting, left out
+    [ -n "$sl" ] && [ "$sl" -lt $((S / 10)) ] || fail "cpu=old: sleepy's time '$sl' ms, expected < $((S / 10)) (sleeping is not work)"
     tail -n +2 o$V.txt | sed 's/<unknown caller>/-/; s/<unknown callee>/-/' | awk 'NF != 4 || $1 !~ /^[0-9]+$/ || $4 !~ /^[0-9]+$/ { print "bad line: " $0; exit 1 }
                               NR > 1 && $1 > prev { print "not ordered by count: " $0; exit 1 } { prev = $1 }' >o$V.layout ||
         fail "cpu=old lines: $(cat o$V.layout)"

@@ -709,6 +709,7 @@ static int hp_init_jvmti(jvmtiEnv *j)
         jx_raw_monitor(j, "hprof output", &g_hp.out_lock) ||
         jx_raw_monitor(j, "hprof sampler", &g_hp.sampler_lock))
         return -1;
+    thr_init();
     if (str_init() || cls_init() || trace_init() || site_init() || mon_init()) {
         hp_error("out of memory creating the agent's tables");
         return -1;

@@ -60,8 +60,10 @@ jlong hdm_keep(hd_state *st, JNIEnv *env, jobject v)
         if (m->nglobals == m->capglobals) {
             uint32_t cap = m->capglobals ? 2 * m->capglobals : 256;
             jobject *g = realloc(m->globals, sizeof *g * cap);
-            if (!g)
+            if (!g) {
+                *n = 0; /* not held: hide no root of the program's */
                 return 0;
+            }
             m->globals = g;
             m->capglobals = cap;
         }

@@ -692,7 +692,7 @@ static hd_thread *hd_threads(jvmtiEnv *j, JNIEnv *env, hd_state *st, uint32_t *n
         self = NULL;
     for (jint i = 0; out && fr && i < n; i++) {
         int framed = (*env)->PushLocalFrame(env, 16) == 0;
-        hp_thread *th = thr_get(j, env, ts[i]);
+        hp_thread *th = thr_other(j, env, ts[i]);
         jlong tag = 0;
         (*j)->GetTag(j, ts[i], &tag);
         if (tag == 0 && (*j)->SetTag(j, ts[i], tag = hd_new_tag(st)) != JVMTI_ERROR_NONE)

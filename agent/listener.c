@@ -190,7 +190,7 @@ static void lsn_cpu(jvmtiEnv *j, JNIEnv *env, const hc_cmd *c)
             return;
         }
         for (jint i = 0; i < n; i++) {
-            hp_thread *th = thr_get(j, env, ts[i]);
+            hp_thread *th = thr_other(j, env, ts[i]);
             if (!th)
                 continue;
             if (c->thread_id == 0) {

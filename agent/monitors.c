@@ -363,7 +363,7 @@ int mon_collect(jvmtiEnv *j, JNIEnv *env, hp_mon_dump *d)
     if (!d->threads)
         goto out;
     for (jint i = 0; i < n; i++) {
-        hp_thread *th = thr_get(j, env, ts[i]);
+        hp_thread *th = thr_other(j, env, ts[i]);
         jint st = 0;
         if (!th || (*j)->GetThreadState(j, ts[i], &st) != JVMTI_ERROR_NONE)
             continue;
@@ -412,7 +412,7 @@ int mon_collect(jvmtiEnv *j, JNIEnv *env, hp_mon_dump *d)
                 break;
         if (cm)
             mon_add(j, env, cm, seen, &nseen, d, cap);
-        hp_thread *th = thr_get(j, env, ts[i]);
+        hp_thread *th = thr_other(j, env, ts[i]);
         jobject wobj = NULL;
         if (th) {
             jx_lock(j, g_hp.data_lock);

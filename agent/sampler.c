@@ -175,7 +175,7 @@ static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
         jint state = 0;
         if ((*j)->GetThreadState(j, ts[i], &state) != JVMTI_ERROR_NONE)
             continue;
-        hp_thread *th = thr_get(j, env, ts[i]);
+        hp_thread *th = thr_other(j, env, ts[i]);
         if (!th || th->agent) /* NULL: the thread ended since GetAllThreads */
             continue;
         uint8_t ctl = __atomic_load_n(&th->cpu_ctl, __ATOMIC_RELAXED);

@@ -20,6 +20,43 @@
 
 static uint64_t thr_vt_records; /* atomics: virtual-thread records alive */
 
+/* Platform threads' records by java.lang.Thread.tid (data_lock), for every
+ * thread but the record's own. JVMTI thread-local storage is read only by
+ * a thread's own events: HotSpot reads another thread's storage through its
+ * JvmtiThreadState without a lock, and an exiting thread deletes that state
+ * (a SIGSEGV in GetThreadLocalStorage, seen once from the sampler on JDK 25
+ * with threads churning). Platform records are never freed, so a pointer
+ * found here stays valid. */
+static hu_map thr_by_tid;
+static jfieldID thr_tid_field; /* java.lang.Thread.tid; NULL: not found */
+static int thr_tid_looked;
+
+/* `t`'s tid, or 0 when unknown (no such field: storage is then used). */
+static uint64_t thr_tid(JNIEnv *env, jthread t)
+{
+    if (!env)
+        return 0;
+    if (!__atomic_load_n(&thr_tid_looked, __ATOMIC_ACQUIRE)) {
+        jclass tc = (*env)->FindClass(env, "java/lang/Thread");
+        jfieldID f = tc ? (*env)->GetFieldID(env, tc, "tid", "J") : NULL;
+        if ((*env)->ExceptionCheck(env))
+            (*env)->ExceptionClear(env);
+        if (tc)
+            (*env)->DeleteLocalRef(env, tc);
+        thr_tid_field = f;
+        __atomic_store_n(&thr_tid_looked, 1, __ATOMIC_RELEASE);
+    }
+    if (!thr_tid_field)
+        return 0;
+    jlong tid = (*env)->GetLongField(env, t, thr_tid_field);
+    return tid > 0 ? (uint64_t)tid : 0;
+}
+
+void thr_init(void)
+{
+    hu_map_init(&thr_by_tid);
+}
+
 /* The record a virtual thread keeps after its end when it had none: the
  * sampler (or a dump) may ask for its serial just after VirtualThreadEnd
  * while it still runs its last steps, and would otherwise make a record
@@ -70,25 +107,51 @@ static void thr_start_platform(jvmtiEnv *j, jthread t, hp_thread *th)
 }
 
 /* The record of `t` under data_lock (held by the caller), created if new.
- * *created says whether it was. */
-static hp_thread *thr_locked(jvmtiEnv *j, JNIEnv *env, jthread t, int *created)
+ * *created says whether it was. `own`: called by `t` itself (its events),
+ * the only caller that may touch its thread-local storage; the others find
+ * a platform thread by its tid, and never make a virtual thread's record
+ * (met just after its end, it would never be freed). */
+static hp_thread *thr_locked(jvmtiEnv *j, JNIEnv *env, jthread t, int own, int *created)
 {
     void *p = NULL;
     *created = 0;
-    if ((*j)->GetThreadLocalStorage(j, t, &p) == JVMTI_ERROR_NONE && p)
-        return p;
     int virt = vt_is_virtual(env, t);
-    if (virt && !vt_records())
+    /* a virtual thread's storage, read by another thread, is safe: JVMTI
+     * holds off its mount, unmount and end meanwhile */
+    if ((own || virt) && (*j)->GetThreadLocalStorage(j, t, &p) == JVMTI_ERROR_NONE && p)
+        return p;
+    if (virt && (!own || !vt_records()))
         return NULL; /* nothing would free it: no record, serial 200000 */
+    uint64_t tid = virt ? 0 : thr_tid(env, t);
+    uint64_t *known = tid ? hu_map_get(&thr_by_tid, tid) : NULL;
+    if (known) {
+        hp_thread *th = (hp_thread *)(uintptr_t)*known;
+        if (own) /* made by another thread: the storage caches it now */
+            (*j)->SetThreadLocalStorage(j, t, th);
+        return th;
+    }
+    if (!own && !tid)
+        return NULL; /* no tid to find it by: its own events register it */
+    if (!own) { /* another thread's: only while it is alive */
+        jint state = 0;
+        if ((*j)->GetThreadState(j, t, &state) != JVMTI_ERROR_NONE || !(state & JVMTI_THREAD_STATE_ALIVE))
+            return NULL;
+    }
     hp_thread *th = calloc(1, sizeof *th);
     if (!th)
         return NULL;
     th->virt = (uint8_t)virt;
+    if (tid && hu_map_put(&thr_by_tid, tid, (uint64_t)(uintptr_t)th) != 0) {
+        free(th);
+        return NULL;
+    }
     if (!th->virt)
         th->serial = ++g_hp.next_thread_serial;
-    if ((*j)->SetThreadLocalStorage(j, t, th) != JVMTI_ERROR_NONE) {
+    if (own && (*j)->SetThreadLocalStorage(j, t, th) != JVMTI_ERROR_NONE) {
         if (!th->virt)
             g_hp.next_thread_serial--; /* nobody saw it: serials stay dense */
+        if (tid)
+            hu_map_del(&thr_by_tid, tid, NULL);
         free(th); /* a thread that is not alive (yet or any more) */
         return NULL;
     }
@@ -98,21 +161,31 @@ static hp_thread *thr_locked(jvmtiEnv *j, JNIEnv *env, jthread t, int *created)
     return th;
 }
 
-hp_thread *thr_get(jvmtiEnv *j, JNIEnv *env, jthread t)
+/* thr_get / thr_other: the record of `t`, `own` as for thr_locked. */
+static hp_thread *thr_find(jvmtiEnv *j, JNIEnv *env, jthread t, int own)
 {
     void *p = NULL;
-    if ((*j)->GetThreadLocalStorage(j, t, &p) == JVMTI_ERROR_NONE && p)
+    if (own && (*j)->GetThreadLocalStorage(j, t, &p) == JVMTI_ERROR_NONE && p)
         return p;
     /* two threads may register the same thread (its own event and an
-     * enumeration): the check and the store happen under data_lock; the
-     * thread-local storage calls are quick and never call back */
+     * enumeration): the check and the store happen under data_lock */
     int created = 0;
     jx_lock(j, g_hp.data_lock);
-    hp_thread *th = thr_locked(j, env, t, &created);
+    hp_thread *th = thr_locked(j, env, t, own, &created);
     jx_unlock(j, g_hp.data_lock);
     if (th && created && !th->virt)
         thr_start_platform(j, t, th);
     return th;
+}
+
+hp_thread *thr_other(jvmtiEnv *j, JNIEnv *env, jthread t)
+{
+    return thr_find(j, env, t, 0);
+}
+
+hp_thread *thr_get(jvmtiEnv *j, JNIEnv *env, jthread t)
+{
+    return thr_find(j, env, t, 1);
 }
 
 hp_thread *thr_live(jvmtiEnv *j, JNIEnv *env, jthread t)
@@ -154,7 +227,7 @@ uint32_t thr_serial_of(jvmtiEnv *j, JNIEnv *env, jthread t, int *agent)
     int named = 0;
     for (;;) {
         jx_lock(j, g_hp.data_lock);
-        hp_thread *th = thr_locked(j, env, t, &created);
+        hp_thread *th = thr_locked(j, env, t, 0, &created);
         if (th && th->virt && !th->serial && !th->ended) {
             if (!named) { /* names first, outside the lock; then again */
                 jx_unlock(j, g_hp.data_lock);
@@ -229,7 +302,7 @@ void thr_register_all(jvmtiEnv *j, JNIEnv *env)
         for (jint i = 0; i < n; i++) {
             /* each registration makes a few local refs (thread group...) */
             int inner = env && (*env)->PushLocalFrame(env, 16) == 0;
-            thr_get(j, env, ts[i]);
+            thr_other(j, env, ts[i]);
             if (inner)
                 (*env)->PopLocalFrame(env, NULL);
         }

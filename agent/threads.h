@@ -58,9 +58,16 @@ typedef struct hp_thread {
 
 /* The thread's record, registering it (and, for a platform thread,
  * writing THREAD START) if new. NULL for a thread that cannot be
- * registered. Other threads than `t` itself may call it for platform
- * threads only (a virtual thread's record may be freed meanwhile). */
+ * registered. Called by `t` itself only (its own events: it reads `t`'s
+ * thread-local storage); any other thread calls thr_other. */
 hp_thread *thr_get(jvmtiEnv *j, JNIEnv *env, jthread t);
+/* thr_get for any other thread than `t` (the sampler, dumps, the
+ * listener): platform threads are found by their tid, never through their
+ * thread-local storage (unsafe while that thread exits); a virtual thread
+ * without a record gets none (NULL). */
+hp_thread *thr_other(jvmtiEnv *j, JNIEnv *env, jthread t);
+/* Before any thread is registered. */
+void thr_init(void);
 /* thr_get for a thread's own events that write into its record: NULL
  * also for a virtual thread past its VirtualThreadEnd. */
 hp_thread *thr_live(jvmtiEnv *j, JNIEnv *env, jthread t);

@@ -18,7 +18,8 @@
  * after can_generate_sampled_object_alloc_events */
 #define VT_CAP_BYTE 5
 #define VT_CAP_MASK 0x10u
-#define VT_EVENT_END 88 /* JVMTI_EVENT_VIRTUAL_THREAD_END */
+#define VT_EVENT_START 87 /* JVMTI_EVENT_VIRTUAL_THREAD_START */
+#define VT_EVENT_END 88   /* JVMTI_EVENT_VIRTUAL_THREAD_END */
 #define VT_EVENT_MIN 50 /* JVMTI_MIN_EVENT_TYPE_VAL */
 #define VT_GET_VIRTUAL "com.sun.hotspot.functions.GetVirtualThread"
 #define VT_MOUNT "com.sun.hotspot.events.VirtualThreadMount"
@@ -27,6 +28,7 @@
 static struct {
     int cap;                      /* can_support_virtual_threads granted */
     int ends;                     /* VirtualThreadEnd enabled: records may be made */
+    int starts;                   /* VirtualThreadStart enabled (thread=y) */
     jvmtiExtensionFunction get_v; /* GetVirtualThread(env, carrier, &vthread) */
     jclass base;                  /* global: java.lang.BaseVirtualThread */
 } vt;
@@ -45,6 +47,18 @@ void vt_capabilities(const jvmtiCapabilities *pot, jvmtiCapabilities *want)
         w[VT_CAP_BYTE] |= VT_CAP_MASK;
 }
 
+/* A virtual thread's record is made by its own events only (another
+ * thread could meet it just after its end, when its storage is gone, and
+ * would make a record nothing frees): at its start, in the modes that keep
+ * records, so that the sampler finds it for thread=y. */
+static void JNICALL vt_on_start(jvmtiEnv *j, JNIEnv *env, jthread vthread)
+{
+    if (hp_enter())
+        return;
+    thr_get(j, env, vthread);
+    hp_leave();
+}
+
 static void JNICALL vt_on_end(jvmtiEnv *j, JNIEnv *env, jthread vthread)
 {
     if (hp_enter())
@@ -55,6 +69,7 @@ static void JNICALL vt_on_end(jvmtiEnv *j, JNIEnv *env, jthread vthread)
 
 void vt_callbacks(vt_callback_set *cbs)
 {
+    cbs->slot[VT_EVENT_START - VT_EVENT_MIN] = (jvmtiEventReserved)vt_on_start;
     cbs->slot[VT_EVENT_END - VT_EVENT_MIN] = (jvmtiEventReserved)vt_on_end;
 }
 
@@ -97,11 +112,16 @@ void vt_start(jvmtiEnv *j, JNIEnv *env)
         g_hp.o.heap_dump)
         vt.ends = jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, (jvmtiEvent)VT_EVENT_END, NULL),
                             "SetEventNotificationMode(VirtualThreadEnd)") == JVMTI_ERROR_NONE;
+    if (vt.ends && g_hp.o.thread) /* only thread=y needs a record before any own event */
+        vt.starts = jx_report(j, (*j)->SetEventNotificationMode(j, JVMTI_ENABLE, (jvmtiEvent)VT_EVENT_START, NULL),
+                              "SetEventNotificationMode(VirtualThreadStart)") == JVMTI_ERROR_NONE;
     vt.cap = 1;
 }
 
 void vt_stop(jvmtiEnv *j)
 {
+    if (vt.starts)
+        (*j)->SetEventNotificationMode(j, JVMTI_DISABLE, (jvmtiEvent)VT_EVENT_START, NULL);
     if (vt.ends)
         (*j)->SetEventNotificationMode(j, JVMTI_DISABLE, (jvmtiEvent)VT_EVENT_END, NULL);
 }

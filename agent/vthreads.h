@@ -33,7 +33,7 @@ typedef union vt_callback_set {
 
 /* Asks for can_support_virtual_threads when this JVM offers it. */
 void vt_capabilities(const jvmtiCapabilities *pot, jvmtiCapabilities *want);
-/* Sets the VirtualThreadEnd callback (threads.c's thr_vt_end). */
+/* Sets the VirtualThreadStart (a record, with thread=y) and VirtualThreadEnd (threads.c's thr_vt_end) callbacks. */
 void vt_callbacks(vt_callback_set *cbs);
 /* Live phase: finds GetVirtualThread, enables VirtualThreadEnd. Quiet when
  * the JVM has no virtual threads. */

@@ -3,7 +3,7 @@
 # work directory, and the helpers: fail/step/expect_eq, compile (demo-java ->
 # classes), line_of (a demo's // SITE-* marker -> its line), jrun (a JVM run
 # under -Xcheck:jni on each JDK, failing on unexpected warnings or HPROF
-# ERRORs), traces/site_rows/site/sum_col/check_site (reading the TEXT output
+# ERRORs), traces/cpu_rows/samples_through/site_rows/site/sum_col/check_site (reading the TEXT output
 # with awk, independently of the project's reader), check_layout and
 # check_threads.
 #
@@ -104,6 +104,21 @@ traces() {
         { cur = "" }
         END { for (i = 1; i <= n; i++) printf "%s\t%s\t%s\n", order[i], th[order[i]], fr[order[i]] }
     ' "$1"
+}
+# cpu_rows OUT > "rank count trace method" for the last CPU SAMPLES section
+cpu_rows() {
+    awk '/^CPU SAMPLES BEGIN/ { n = 0; delete r; on = 1; next }
+         /^CPU SAMPLES END$/ { on = 0; next }
+         on && /^ *[0-9]+ / { r[++n] = $1 " " $4 " " $5 " " $6 }
+         END { for (i = 1; i <= n; i++) print r[i] }' "$1"
+}
+# samples_through OUT FRAME_PREFIX: hits of traces that contain a frame starting with FRAME_PREFIX
+samples_through() {
+    traces "$1" >"$1.traces"
+    cpu_rows "$1" | awk -v pre="$2" -v tf="$1.traces" '
+        BEGIN { FS = "\t"; while ((getline l < tf) > 0) { split(l, a, "\t"); fr[a[1]] = a[3] } FS = " " }
+        { n = split(fr[$3], f, "|"); for (i = 1; i <= n; i++) if (index(f[i], pre) == 1) { s += $2; break } }
+        END { print s + 0 }'
 }
 # site_rows OUT [N] > rows: the rows of the N-th SITES section (default: the last)
 site_rows() {

@@ -35,20 +35,6 @@ set -euo pipefail
 # shellcheck source=agent_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/agent_lib.sh" "$@"
 
-cpu_rows() {
-    awk '/^CPU SAMPLES BEGIN/ { n = 0; delete r; on = 1; next }
-         /^CPU SAMPLES END$/ { on = 0; next }
-         on && /^ *[0-9]+ / { r[++n] = $1 " " $4 " " $5 " " $6 }
-         END { for (i = 1; i <= n; i++) print r[i] }' "$1"
-}
-# samples_through OUT FRAME_PREFIX: hits of traces that contain a frame starting with FRAME_PREFIX
-samples_through() {
-    traces "$1" >"$1.traces"
-    cpu_rows "$1" | awk -v pre="$2" -v tf="$1.traces" '
-        BEGIN { FS = "\t"; while ((getline l < tf) > 0) { split(l, a, "\t"); fr[a[1]] = a[3] } FS = " " }
-        { n = split(fr[$3], f, "|"); for (i = 1; i <= n; i++) if (index(f[i], pre) == 1) { s += $2; break } }
-        END { print s + 0 }'
-}
 # time_rows OUT > "rank self accum count trace method selfms totalms waitedms" (last CPU TIME)
 time_rows() {
     awk '/^CPU TIME \(ms\) BEGIN/ { n = 0; delete r; on = 1; next }

@@ -31,11 +31,10 @@ static hu_map thr_by_tid;
 static jfieldID thr_tid_field; /* java.lang.Thread.tid; NULL: not found */
 static int thr_tid_looked;
 
-/* `t`'s tid, or 0 when unknown (no such field: storage is then used). */
-static uint64_t thr_tid(JNIEnv *env, jthread t)
+/* Looks up java.lang.Thread.tid once: at VMInit/attach (thr_register_all),
+ * or at the first registration before that. */
+static void thr_tid_lookup(JNIEnv *env)
 {
-    if (!env)
-        return 0;
     if (!__atomic_load_n(&thr_tid_looked, __ATOMIC_ACQUIRE)) {
         jclass tc = (*env)->FindClass(env, "java/lang/Thread");
         jfieldID f = tc ? (*env)->GetFieldID(env, tc, "tid", "J") : NULL;
@@ -46,6 +45,14 @@ static uint64_t thr_tid(JNIEnv *env, jthread t)
         thr_tid_field = f;
         __atomic_store_n(&thr_tid_looked, 1, __ATOMIC_RELEASE);
     }
+}
+
+/* `t`'s tid, or 0 when unknown (no such field: storage is then used). */
+static uint64_t thr_tid(JNIEnv *env, jthread t)
+{
+    if (!env)
+        return 0;
+    thr_tid_lookup(env);
     if (!thr_tid_field)
         return 0;
     jlong tid = (*env)->GetLongField(env, t, thr_tid_field);
@@ -296,6 +303,8 @@ void thr_register_all(jvmtiEnv *j, JNIEnv *env)
     jint n = 0;
     jthread *ts = NULL;
     int framed = env && (*env)->PushLocalFrame(env, 64) == 0;
+    if (env)
+        thr_tid_lookup(env);
     if (jx_report(j, (*j)->GetAllThreads(j, &n, &ts), "GetAllThreads") == JVMTI_ERROR_NONE) {
         if (env && n > 0)
             (*env)->EnsureLocalCapacity(env, n + 64);

@@ -330,37 +330,14 @@ static uint32_t hd_thread_root(hd_state *st, jlong ttag)
     return ser;
 }
 
-/* A root as the original agent wrote it (shape=original): every JVMTI kind,
- * ROOT UNKNOWN for what has none. */
-static void hd_root_jvmti(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
-                          jlong tag, hprof_id id, int is_class, uint32_t tser)
+/* A root the VM holds itself (see hd_root): JNI GLOBAL, or with
+ * shape=original the kind the original wrote, `orig`. */
+static void hd_vm_root(hd_state *st, hprof_id id, uint8_t orig)
 {
-    switch (kind) {
-    case JVMTI_HEAP_REFERENCE_JNI_GLOBAL:
+    if (st->jvmti_roots)
+        hw_root(st->rw, orig, id, 0, 0, 0);
+    else
         hw_root(st->rw, HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0, ++st->jni_globals);
-        break;
-    case JVMTI_HEAP_REFERENCE_SYSTEM_CLASS:
-        /* HotSpot reports under this kind every object its class loader
-         * data holds (constant pool caches' Object[]s, ...), not only
-         * classes: those are roots of no known kind */
-        hw_root(st->rw, is_class ? HPROF_GC_ROOT_STICKY_CLASS : HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
-        break;
-    case JVMTI_HEAP_REFERENCE_MONITOR:
-        hw_root(st->rw, HPROF_GC_ROOT_MONITOR_USED, id, 0, 0, 0);
-        break;
-    case JVMTI_HEAP_REFERENCE_STACK_LOCAL:
-        hw_root(st->rw, HPROF_GC_ROOT_JAVA_FRAME, id, tser, (uint32_t)info->stack_local.depth, 0);
-        break;
-    case JVMTI_HEAP_REFERENCE_JNI_LOCAL:
-        hw_root(st->rw, HPROF_GC_ROOT_JNI_LOCAL, id, tser, (uint32_t)info->jni_local.depth, 0);
-        break;
-    case JVMTI_HEAP_REFERENCE_THREAD:
-        hd_thread_root(st, tag);
-        break;
-    default:
-        hw_root(st->rw, HPROF_GC_ROOT_UNKNOWN, id, 0, 0, 0);
-        break;
-    }
 }
 
 /* A root. `is_class`: the object is a class (a mirror).
@@ -408,29 +385,26 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
             ttag = st->vt_cur;
         tser = hd_thread_root(st, ttag);
         if (!tser) { /* a stack of no known thread: no serial to name */
-            hw_root(st->rw, st->jvmti_roots ? HPROF_GC_ROOT_UNKNOWN : HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0,
-                    st->jvmti_roots ? 0 : ++st->jni_globals);
+            hd_vm_root(st, id, HPROF_GC_ROOT_UNKNOWN);
             return;
         }
     }
-    if (st->jvmti_roots) {
-        hd_root_jvmti(st, kind, info, tag, id, is_class, tser);
-        return;
-    }
-    if (vthread) { /* a thread of the dump, as HotSpot writes it */
+    if (vthread && !st->jvmti_roots) { /* a thread of the dump, as HotSpot writes it */
         hd_thread_root(st, tag);
         return;
     }
     switch (kind) {
     case JVMTI_HEAP_REFERENCE_SYSTEM_CLASS:
-        /* an object that is no class: one the VM holds (see above) */
-        hw_root(st->rw, is_class ? HPROF_GC_ROOT_STICKY_CLASS : HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0,
-                is_class ? 0 : ++st->jni_globals);
+        if (is_class)
+            hw_root(st->rw, HPROF_GC_ROOT_STICKY_CLASS, id, 0, 0, 0);
+        else /* an object that is no class: one the VM holds (see above) */
+            hd_vm_root(st, id, HPROF_GC_ROOT_UNKNOWN);
         break;
     case JVMTI_HEAP_REFERENCE_JNI_GLOBAL:
-    case JVMTI_HEAP_REFERENCE_MONITOR:
-    case JVMTI_HEAP_REFERENCE_OTHER:
         hw_root(st->rw, HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0, ++st->jni_globals);
+        break;
+    case JVMTI_HEAP_REFERENCE_MONITOR:
+        hd_vm_root(st, id, HPROF_GC_ROOT_MONITOR_USED);
         break;
     case JVMTI_HEAP_REFERENCE_STACK_LOCAL:
         hw_root(st->rw, HPROF_GC_ROOT_JAVA_FRAME, id, tser, (uint32_t)info->stack_local.depth, 0);
@@ -441,8 +415,8 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
     case JVMTI_HEAP_REFERENCE_THREAD:
         hd_thread_root(st, tag);
         break;
-    default: /* no other root kind exists in JVMTI */
-        hw_root(st->rw, HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0, ++st->jni_globals);
+    default: /* OTHER: no other root kind exists in JVMTI */
+        hd_vm_root(st, id, HPROF_GC_ROOT_UNKNOWN);
         break;
     }
 }

@@ -186,6 +186,10 @@ static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
         }
         if (state & JVMTI_THREAD_STATE_SUSPENDED)
             continue;
+        /* a waiting thread's clock matters only if it may be a carrier, or
+         * has a hit to confirm: not read otherwise (JDK 17: no carriers) */
+        if (!(state & JVMTI_THREAD_STATE_RUNNABLE) && !vt_on() && !th->cpu_pend)
+            continue;
         int64_t used = sampler_cpu_used(j, ts[i], th);
         if (used >= 0)
             sampler_confirm(th, hp_now_ns());

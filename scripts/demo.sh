@@ -7,7 +7,9 @@
 # asks it for sites, a heap summary and a heap dump while it runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh >/dev/null
+echo "demo: scripts/deps.sh installs with apt-get whatever is missing of what the build and the"
+echo "      tests use: CUnit, zlib, pkg-config, clang, VisualVM (its heap library), python3, gdb, groff, man-db"
+scripts/deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build/demo -DCMAKE_BUILD_TYPE=Release -DHPROF_TESTS=OFF >/dev/null
 cmake --build build/demo -j"$jobs" --target hprof hprof_agent hprof-ctl >/dev/null

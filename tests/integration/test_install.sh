@@ -84,7 +84,12 @@ check_installed() {
         "$(readelf -d "$p/$LIBDIR/libhprofwriter.so.$VERSION" | sed -n 's/.*(SONAME).*soname: //p')"
     # the agent is a plugin: no versioned name, no link chain, no library it needs of ours
     [ ! -L "$p/lib/libhprof.so" ] || fail "$p/lib/libhprof.so is a symbolic link"
-    ls "$p/lib/" | grep -q '^libhprof\.so\.' && fail "a versioned libhprof.so.* was installed: $(ls "$p/lib")"
+    expect_eq "SONAME of the agent" "[libhprof.so]" \
+        "$(readelf -d "$p/lib/libhprof.so" | sed -n 's/.*(SONAME).*soname: //p')"
+    local v
+    for v in "$p"/lib/libhprof.so.*; do
+        [ ! -e "$v" ] || fail "a versioned agent was installed: $v"
+    done
     readelf -d "$p/lib/libhprof.so" | grep -q 'NEEDED.*libhprofwriter' &&
         fail "the agent needs libhprofwriter.so: it should link it statically"
     expect_eq "the agent's exported symbols" "Agent_OnAttach Agent_OnLoad Agent_OnUnload" \
@@ -311,6 +316,7 @@ expect_eq "the off-path note with --prefix /usr" 0 "$(grep -c "not on the JVM's 
 expect_eq "hprof on PATH" /usr/bin/hprof "$(PATH=/usr/local/bin:/usr/bin:/bin command -v hprof)"
 expect_eq "man -w hprof-agent" /usr/share/man/man7/hprof-agent.7 "$(man -w hprof-agent)"
 expect_eq "pkg-config --libs with no PKG_CONFIG_PATH" "-lhprofwriter" "$(env -u PKG_CONFIG_PATH pkg-config --libs libhprofwriter | sed 's/ *$//')"
+# shellcheck disable=SC2046
 env -u PKG_CONFIG_PATH cc -o demo-usr "$SRC/tests/install/writer_demo.c" $(env -u PKG_CONFIG_PATH pkg-config --cflags --libs libhprofwriter) ||
     fail "writer_demo.c does not build against /usr"
 ./demo-usr usr.hprof || fail "writer_demo against /usr/$LIBDIR failed (no LD_LIBRARY_PATH)"

@@ -16,7 +16,7 @@
 #     prefix, shared and fully static, run, and their files read by `hprof
 #     verify` and VisualVM's heap library with exact counts;
 #  3. a real install with --prefix /usr (needs root or `sudo -n`; otherwise
-#     the test fails and says so): hprof on PATH, `man -w`, pkg-config with no
+#     the test fails at once and says so): hprof on PATH, `man -w`, pkg-config with no
 #     PKG_CONFIG_PATH, and `java -agentlib:hprof=heap=sites` and -Xrunhprof
 #     with no LD_LIBRARY_PATH on JDK 17 and JDK 25, exact SITES of AllocDemo;
 #     every file installed is removed afterwards (install_manifest.txt, in a
@@ -45,6 +45,16 @@ done
 for tool in pkg-config readelf nm groff man cc cpack dpkg-deb; do
     command -v "$tool" >/dev/null || fail "$tool is not installed (scripts/deps.sh)"
 done
+# part 3 needs root: say so at once rather than after the rest
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    if sudo -n true 2>/dev/null; then
+        SUDO="sudo -n"
+    else
+        fail "this test installs into /usr for real (the JVM finds -agentlib:hprof only there):" \
+            "run it as root or with passwordless sudo (sudo -n true fails for $(id -un))"
+    fi
+fi
 VERSION=$(sed -n 's/^project(hprof VERSION \([0-9.]*\) .*/\1/p' "$SRC/CMakeLists.txt")
 [ -n "$VERSION" ] || fail "no project version in $SRC/CMakeLists.txt"
 
@@ -259,15 +269,6 @@ expect_eq "hprof histo of the README's x.hprof" "Total 1 16" "$("$HPROF" histo x
 echo "   ok: $n_lines lines, x.hprof verified"
 
 # --------------------------------------------------------------- part 3
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-    if sudo -n true 2>/dev/null; then
-        SUDO="sudo -n"
-    else
-        fail "part 3 installs into /usr for real (the JVM finds -agentlib:hprof only there): run this test" \
-            "as root or with passwordless sudo (sudo -n true fails for $(id -un))"
-    fi
-fi
 # one install into /usr at a time on this machine
 exec 8>/tmp/hprof-test-install.lock
 flock -w 600 8 || fail "another test_install.sh holds /tmp/hprof-test-install.lock"

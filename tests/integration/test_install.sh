@@ -14,7 +14,8 @@
 #     lists, and the one line saying the agent is off the JVM's path;
 #  2. pkg-config: writer_demo.c and the README's example built against the
 #     prefix, shared and fully static, run, and their files read by `hprof
-#     verify` and VisualVM's heap library with exact counts;
+#     verify` and VisualVM's heap library with exact counts, and the
+#     example of libhprofwriter(3) too;
 #  3. a real install with --prefix /usr (needs root or `sudo -n`; otherwise
 #     the test fails at once and says so): hprof on PATH, `man -w`, pkg-config with no
 #     PKG_CONFIG_PATH, and `java -agentlib:hprof=heap=sites` and -Xrunhprof
@@ -266,6 +267,21 @@ LD_LIBRARY_PATH=$PREFIX/$LIBDIR ./readme-example || fail "the README's example f
 [ -f x.hprof ] || fail "the README's example wrote no x.hprof"
 "$HPROF" verify x.hprof >verify.txt || fail "hprof verify x.hprof: $(cat verify.txt)"
 expect_eq "hprof histo of the README's x.hprof" "Total 1 16" "$("$HPROF" histo x.hprof | awk '/^Total/ {print $1, $2, $3}')"
+echo "   ok: $n_lines lines, x.hprof verified"
+
+step "the example of libhprofwriter(3), as man prints it, compiles and writes a valid dump"
+rm -f x.hprof
+MANWIDTH=120 man -l "$PREFIX/share/man/man3/libhprofwriter.3" 2>/dev/null |
+    awk '/^EXAMPLE/ {on = 1; next} /^[A-Z]/ {on = 0} on' |
+    sed -n '/#include <stdio.h>/,/^           }$/p' | sed 's/^           //' >man_example.c
+n_lines=$(wc -l <man_example.c)
+[ "$n_lines" -ge 10 ] || fail "no example found in libhprofwriter(3)'s EXAMPLE section"
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Wextra -Werror -o man-example man_example.c $(pkg-config --cflags --libs libhprofwriter) ||
+    fail "the example of libhprofwriter(3) does not compile"
+LD_LIBRARY_PATH=$PREFIX/$LIBDIR ./man-example || fail "the example of libhprofwriter(3) failed"
+"$HPROF" verify x.hprof >verify.txt || fail "hprof verify x.hprof (man page): $(cat verify.txt)"
+expect_eq "hprof histo of the man page's x.hprof" "Total 1 16" "$("$HPROF" histo x.hprof | awk '/^Total/ {print $1, $2, $3}')"
 echo "   ok: $n_lines lines, x.hprof verified"
 
 # --------------------------------------------------------------- part 3

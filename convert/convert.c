@@ -374,6 +374,9 @@ typedef struct cv {
     int collect;             /* the pre-pass: record layouts, ids unchanged */
     int prepass_done;
     uint32_t heap_type;      /* Android: current heap (HEAP DUMP INFO) */
+    /* renumber: UTF8, FRAME and JNI global ref ids -> 1, 2, 3... in order
+     * of first sight, one numbering per kind */
+    hu_map names, frames, refs;
     int err;                 /* CONVERT_EINPUT / CONVERT_EOUTPUT */
     char msg[512];
 } cv;
@@ -449,11 +452,26 @@ static uint32_t cv_u4(const uint8_t *p)
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
+enum cv_idkind { CV_OBJ, CV_NAME, CV_FRAME, CV_REF };
+
 /* Converts the id at `in` (input size) into `out` (output size); refuses
- * one that does not fit. `at` is its input offset, for the message. */
-static int cv_id(cv *c, const uint8_t *in, uint8_t *out, uint64_t at)
+ * one that does not fit. `at` is its input offset, for the message. With
+ * `renumber`, ids of names (UTF8), frames and JNI global refs become
+ * small numbers, the
+ * same one for the same id everywhere (0 stays 0). */
+static int cv_idk(cv *c, const uint8_t *in, uint8_t *out, uint64_t at, enum cv_idkind kind)
 {
     uint64_t v = cv_get_id(in, c->isz);
+    if (kind != CV_OBJ && c->o->renumber && v != 0) {
+        hu_map *m = kind == CV_NAME ? &c->names : kind == CV_FRAME ? &c->frames : &c->refs;
+        int ins = 0;
+        uint64_t *slot = hu_map_upsert(m, v, m->count + 1, &ins);
+        if (!slot) {
+            cv_fail(c, CONVERT_EOUTPUT, "out of memory");
+            return -1;
+        }
+        v = *slot;
+    }
     if (c->osz < c->isz && v > CV_ID_MAX4) {
         cv_fail(c, CONVERT_EINPUT,
                 "id 0x%" PRIx64 " at offset %" PRIu64 " does not fit 4 bytes: this file cannot be "
@@ -466,6 +484,11 @@ static int cv_id(cv *c, const uint8_t *in, uint8_t *out, uint64_t at)
     if (c->isz != c->osz)
         CV_STAT(c, ids, 1);
     return 0;
+}
+
+static int cv_id(cv *c, const uint8_t *in, uint8_t *out, uint64_t at)
+{
+    return cv_idk(c, in, out, at, CV_OBJ);
 }
 
 static int cv_tmp(cv *c, size_t n)
@@ -741,8 +764,9 @@ static void cv_sub_root(cv *c, uint8_t tag, uint64_t at)
         tail = 0;
         CV_STAT(c, android_roots, 1);
     }
+    /* JNI GLOBAL's second id is the JNI reference, not an object */
     for (unsigned i = 0; i < nids; i++, n += c->osz)
-        if (cv_id(c, p + i * c->isz, out + n, at + 1 + i * c->isz) != 0)
+        if (cv_idk(c, p + i * c->isz, out + n, at + 1 + i * c->isz, i ? CV_REF : CV_OBJ) != 0)
             return;
     memcpy(out + n, p + nids * c->isz, tail);
     n += tail;
@@ -766,7 +790,7 @@ static void cv_sub_heap_info(cv *c, uint64_t at)
     uint8_t out[1 + 4 + 8];
     out[0] = HPROF_GC_HEAP_DUMP_INFO;
     memcpy(out + 1, p, 4);
-    if (cv_id(c, p + 4, out + 5, at + 5) != 0)
+    if (cv_idk(c, p + 4, out + 5, at + 5, CV_NAME) != 0)
         return;
     cv_sub_begin(c, 5 + c->osz);
     cv_sub_put(c, out, 5 + c->osz);
@@ -865,7 +889,7 @@ static void cv_sub_class(cv *c, uint64_t at)
         if (cv_tmp(c, n + 8 + 1 + 8 + 2) != 0)
             return;
         o = c->tmp;
-        if (cv_id(c, e, o + n, eat) != 0)
+        if (cv_idk(c, e, o + n, eat, CV_NAME) != 0)
             return;
         n += os;
         o[n++] = (uint8_t)ty;
@@ -904,7 +928,7 @@ static void cv_sub_class(cv *c, uint64_t at)
         if (cv_tmp(c, n + 9) != 0)
             return;
         o = c->tmp;
-        if (cv_id(c, e, o + n, eat) != 0)
+        if (cv_idk(c, e, o + n, eat, CV_NAME) != 0)
             return;
         n += os;
         o[n++] = (uint8_t)ty;
@@ -1239,14 +1263,16 @@ static void cv_heap_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uint
 }
 
 /* A plain record: ids resized when the id size changes; every other byte
- * as it is. `shape`: 'i' an id, a digit that many bytes. */
+ * as it is. `shape`: 'i' an object id, 'n' a name (UTF8) id, 'f' a frame
+ * id, a digit that many bytes. */
 static void cv_fixed_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uint64_t at,
                             const char *shape)
 {
     uint32_t in_len = 0, out_len = 0;
     for (const char *s = shape; *s; s++) {
-        in_len += *s == 'i' ? c->isz : (uint32_t)(*s - '0');
-        out_len += *s == 'i' ? c->osz : (uint32_t)(*s - '0');
+        int id = *s == 'i' || *s == 'n' || *s == 'f';
+        in_len += id ? c->isz : (uint32_t)(*s - '0');
+        out_len += id ? c->osz : (uint32_t)(*s - '0');
     }
     if (len != in_len) {
         cv_fail(c, CONVERT_EINPUT, "offset %" PRIu64 ": %s record of length %" PRIu32 ", its layout "
@@ -1259,8 +1285,9 @@ static void cv_fixed_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uin
     uint8_t out[64];
     size_t ip = 0, op = 0;
     for (const char *s = shape; *s; s++) {
-        if (*s == 'i') {
-            if (cv_id(c, p + ip, out + op, at + HPROF_RECORD_HEADER_SIZE + ip) != 0)
+        if (*s == 'i' || *s == 'n' || *s == 'f') {
+            enum cv_idkind k = *s == 'n' ? CV_NAME : *s == 'f' ? CV_FRAME : CV_OBJ;
+            if (cv_idk(c, p + ip, out + op, at + HPROF_RECORD_HEADER_SIZE + ip, k) != 0)
                 return;
             ip += c->isz;
             op += c->osz;
@@ -1278,7 +1305,7 @@ static void cv_fixed_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uin
 static void cv_plain_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uint64_t at)
 {
     CV_STAT(c, records, 1);
-    if (c->isz == c->osz) {
+    if (c->isz == c->osz && !c->o->renumber) {
         cv_out_rec_header(c, tag, time, len);
         cv_copy(c, len, hprof_tag_name(tag) ? hprof_tag_name(tag) : "record");
         return;
@@ -1292,7 +1319,7 @@ static void cv_plain_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uin
         }
         const uint8_t *p = cv_take(c, c->isz, "UTF8 id");
         uint8_t id[8];
-        if (!p || cv_id(c, p, id, at + HPROF_RECORD_HEADER_SIZE) != 0)
+        if (!p || cv_idk(c, p, id, at + HPROF_RECORD_HEADER_SIZE, CV_NAME) != 0)
             return;
         uint64_t out_len = (uint64_t)len - c->isz + c->osz;
         if (out_len > HPROF_U4_MAX) {
@@ -1304,9 +1331,9 @@ static void cv_plain_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uin
         cv_copy(c, len - c->isz, "UTF8 text");
         return;
     }
-    case HPROF_TAG_LOAD_CLASS: cv_fixed_record(c, tag, time, len, at, "4i4i"); return;
-    case HPROF_TAG_FRAME: cv_fixed_record(c, tag, time, len, at, "iiii44"); return;
-    case HPROF_TAG_START_THREAD: cv_fixed_record(c, tag, time, len, at, "4i4iii"); return;
+    case HPROF_TAG_LOAD_CLASS: cv_fixed_record(c, tag, time, len, at, "4i4n"); return;
+    case HPROF_TAG_FRAME: cv_fixed_record(c, tag, time, len, at, "fnnn44"); return;
+    case HPROF_TAG_START_THREAD: cv_fixed_record(c, tag, time, len, at, "4i4nnn"); return;
     case HPROF_TAG_TRACE: {
         const uint8_t *p = len >= 12 ? cv_take(c, 12, "TRACE") : NULL;
         if (!p) {
@@ -1332,7 +1359,7 @@ static void cv_plain_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uin
             uint64_t fat = cv_in_off(&c->in);
             const uint8_t *f = cv_take(c, c->isz, "TRACE frame id");
             uint8_t id[8];
-            if (!f || cv_id(c, f, id, fat) != 0)
+            if (!f || cv_idk(c, f, id, fat, CV_FRAME) != 0)
                 return;
             cv_out(c, id, c->osz);
         }
@@ -1467,6 +1494,7 @@ static int cv_prepass(cv *c)
     o2.version = 0;
     o2.segment_size = 0;
     o2.app_only = 0;
+    o2.renumber = 0;
     cv s;
     memset(&s, 0, sizeof s);
     s.o = &o2;
@@ -1489,7 +1517,7 @@ static int cv_prepass(cv *c)
 void convert_options_init(convert_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->gzip_level = -1;
+    o->gzip_level = 1;
 }
 
 static int cv_check_options(const convert_options *o, char *msg, size_t msglen)
@@ -1537,6 +1565,7 @@ static int cv_convert(cv *c, hw_sink *sink, char *msg, size_t msglen)
     hw_options wo;
     hw_options_init(&wo);
     wo.raw = 1;
+    wo.io_thread = c->o->gzip; /* compression overlaps the parsing */
     c->w = hw_writer_open(sink, &wo, &e);
     if (!c->w) {
         snprintf(msg, msglen, "cannot open the output: %s", strerror(e));
@@ -1548,6 +1577,9 @@ static int cv_convert(cv *c, hw_sink *sink, char *msg, size_t msglen)
     cv_classes classes;
     cv_classes_init(&classes);
     c->classes = &classes;
+    hu_map_init(&c->names);
+    hu_map_init(&c->frames);
+    hu_map_init(&c->refs);
     if (!c->obuf || !c->seg)
         cv_fail(c, CONVERT_EOUTPUT, "out of memory");
     else
@@ -1558,6 +1590,9 @@ static int cv_convert(cv *c, hw_sink *sink, char *msg, size_t msglen)
     if (we && !c->err)
         cv_fail(c, CONVERT_EOUTPUT, "%s", wmsg);
     cv_classes_cleanup(&classes);
+    hu_map_cleanup(&c->names);
+    hu_map_cleanup(&c->frames);
+    hu_map_cleanup(&c->refs);
     free(c->obuf);
     free(c->seg);
     free(c->tmp);

@@ -40,9 +40,14 @@ typedef struct convert_options {
                                0 = HW_DEFAULT_SEGMENT_SIZE. Given, segments are
                                always re-cut */
     int gzip;               /* 1: gzip output (hw_sink_gzip), 0: plain */
-    int gzip_level;         /* zlib level for gzip; -1 = zlib's default */
+    int gzip_level;         /* zlib level for gzip (-1 zlib default, 0-9); default 1, as jcmd -gz=1 */
     int app_only;           /* Android: drop the objects of the zygote and
                                image heaps (hprof-conv -z) */
+    int renumber;           /* ids that are not objects (names: UTF8; stack
+                               frames; JNI global refs) become 1, 2, 3... in
+                               order of first sight, per kind: HotSpot's are
+                               addresses (Symbol*, Method*, jobject) that
+                               never fit 4 bytes. Object ids are kept */
 } convert_options;
 
 typedef struct convert_stats {

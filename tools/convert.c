@@ -29,7 +29,11 @@ static const char convert_usage[] =
     "                      the segments; default 1048576)\n"
     "  --gzip, --plain     gzip (HotSpot's -gz layout: a gzip member per MiB) or plain;\n"
     "                      default: gzip when OUT ends in .gz\n"
-    "  --level N           gzip compression level 0-9 (default 6)\n"
+    "  --level N           gzip compression level 0-9 (default 1, as jcmd GC.heap_dump -gz=1)\n"
+    "  --renumber          ids that are not objects (names, stack frames, JNI global refs)\n"
+    "                      become 1, 2, 3...: HotSpot's are C-heap and metaspace addresses,\n"
+    "                      which never fit --id-size 4 (object ids are kept: a heap below\n"
+    "                      4 GiB converts)\n"
     "  -z, --app-only      Android: leave out the zygote and image heaps' objects\n"
     "  --stats             print what was converted, and the speed, on stderr\n"
     "\n"
@@ -105,6 +109,8 @@ int convert_main(int argc, char **argv)
             gz = 0;
         } else if (strcmp(a, "-z") == 0 || strcmp(a, "--app-only") == 0) {
             o.app_only = 1;
+        } else if (strcmp(a, "--renumber") == 0) {
+            o.renumber = 1;
         } else if (strcmp(a, "--stats") == 0) {
             stats = 1;
         } else if (a[0] == '-' && a[1] != '\0') {

@@ -285,6 +285,6 @@ step "streaming: memory does not grow with the file"
 /usr/bin/time -f %M -o rss.txt "$HPROF" convert m.hprof -o m8.hprof --id-size 8 --version 1.0.1
 rss=$(cat rss.txt)
 echo "   $(stat -c %s m.hprof)-byte file to 1.0.1 with 8-byte ids: max RSS $rss KB"
-[ "$rss" -lt 40000 ] || fail "max RSS $rss KB for a $(stat -c %s m.hprof)-byte file"
+[ "$rss" -lt 20000 ] || fail "max RSS $rss KB for a $(stat -c %s m.hprof)-byte file"
 
 echo "PASS: test_convert"

@@ -23,6 +23,8 @@ void cv_classes_cleanup(cv_classes *t)
 
 int cv_classes_pool_add(cv_classes *t, const uint8_t *types, size_t n)
 {
+    if (n == 0)
+        return 0; /* a class without fields: nothing to add (the pool may be NULL) */
     if (t->pool_len + n > t->pool_cap) {
         size_t nc = t->pool_cap ? t->pool_cap : 4096;
         while (nc < t->pool_len + n)

@@ -280,8 +280,23 @@ expect_rc 1 "$HPROF" convert cut.gz -o cut.out
 no_file cut.out
 echo "   $(cat err.txt)"
 
-step "streaming: memory does not grow with the file"
+step "standard input and output"
+"$HPROF" convert - -o p.hprof <a.hprof
+cmp a.hprof p.hprof || fail "stdin -> file differs"
+"$HPROF" convert a.hprof -o - --id-size 8 | "$HPROF" convert - -o - --id-size 4 | cmp - a.hprof ||
+    fail "4 -> 8 -> 4 through pipes differs"
+gzip -c a.hprof | "$HPROF" convert - -o p.hprof
+cmp a.hprof p.hprof || fail "gzip on stdin -> file differs"
 "$HPROF" fixture m.hprof --id-size 4 --objects 300000 >/dev/null
+# 1.0.1 reads a dump twice: from a pipe only when it fits the 4 MiB window
+rc=0; "$HPROF" convert - -o p101.hprof --version 1.0.1 <a.hprof || rc=$?
+[ "$rc" = 0 ] || fail "a small dump from a pipe to 1.0.1: exit $rc"
+rc=0; cat m.hprof | "$HPROF" convert - -o m101.hprof --version 1.0.1 2>err.txt || rc=$?
+[ "$rc" = 1 ] && grep -q "cannot be read again" err.txt || fail "a 30 MB dump from a pipe to 1.0.1: exit $rc: $(cat err.txt)"
+no_file m101.hprof
+echo "   $(cat err.txt)"
+
+step "streaming: memory does not grow with the file"
 /usr/bin/time -f %M -o rss.txt "$HPROF" convert m.hprof -o m8.hprof --id-size 8 --version 1.0.1
 rss=$(cat rss.txt)
 echo "   $(stat -c %s m.hprof)-byte file to 1.0.1 with 8-byte ids: max RSS $rss KB"

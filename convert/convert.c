@@ -186,11 +186,15 @@ static int cv_idk(cv *c, const uint8_t *in, uint8_t *out, uint64_t at, enum cv_i
         v = *slot;
     }
     if (c->osz < c->isz && v > CV_ID_MAX4) {
+        static const char *const kinds[] = {"an object's", "a name's (UTF8)", "a stack frame's",
+                                            "a JNI global reference's"};
         cv_fail(c, CONVERT_EINPUT,
-                "id 0x%" PRIx64 " at offset %" PRIu64 " does not fit 4 bytes: this file cannot be "
-                "converted to --id-size 4 (HotSpot's ids are addresses: a heap mapped above "
-                "4 GiB has such ids)",
-                v, at);
+                "id 0x%" PRIx64 " at offset %" PRIu64 " does not fit 4 bytes: it is %s id. %s",
+                v, at, kinds[kind],
+                kind == CV_OBJ ? "HotSpot's object ids are heap addresses: a heap above 4 GiB "
+                                 "cannot have 4-byte ids"
+                               : "HotSpot writes addresses there: --renumber gives such ids "
+                                 "small numbers");
         return -1;
     }
     cv_put_be(out, v, c->osz);

@@ -17,6 +17,8 @@
  *  - malformed input: every prefix of a file fails with CONVERT_EINPUT
  *    unless it ends on a record boundary (then it converts); an unknown
  *    sub-record and one crossing its segment are refused with messages;
+ *  - a dump past 4 GiB once converted (a NODATA array of 4 GiB): refused
+ *    for 1.0.1 before any of it is written, and for a segment;
  *  - output errors: /dev/full gives CONVERT_EOUTPUT; convert_file leaves
  *    neither OUT nor its temporary file behind after a failure.
  */
@@ -507,6 +509,49 @@ static void test_bad_subs(void)
     free(in);
 }
 
+/* A 1.0.3 file whose NODATA array expands to 4 GiB of zeros: 1.0.1 cannot
+ * hold that in one record (refused before writing), nor a segment (one
+ * sub-record of more than 4 GiB). Cheap: nothing is expanded. */
+static void test_4gib(void)
+{
+    hw_options ho;
+    hw_options_init(&ho);
+    ho.id_size = 4;
+    ho.version = HPROF_VERSION_1_0_3;
+    ho.clock = HW_CLOCK_FIXED;
+    hw_sink *s = hw_sink_memory(0);
+    hw_writer *w = hw_writer_open(s, &ho, NULL);
+    hw_heap_begin(w);
+    /* 0x20000000 longs = 4 GiB of elements */
+    static const uint8_t nd[] = {HPROF_GC_PRIM_ARRAY_NODATA, 0, 0, 0, 0x10, 0, 0, 0, 0,
+                                 0x20, 0, 0, 0, HPROF_TYPE_LONG};
+    hw_heap_segment_raw(w, nd, sizeof nd);
+    hw_heap_end(w);
+    hw_writer_close(w, NULL, 0);
+    size_t n, m;
+    uint8_t *in = tu_sink_copy(s, &n);
+    hw_sink_free(s);
+    convert_options o;
+    convert_options_init(&o);
+    o.version = HPROF_VERSION_1_0_1;
+    int rc;
+    char msg[600] = "";
+    convert_stats st;
+    uint8_t *out = conv(in, n, &o, &m, &rc, msg, sizeof msg, &st);
+    CHECK_EQ(rc, CONVERT_EINPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "the heap dump at offset 31 is 4294967310 bytes once converted: "
+                                       "more than a 1.0.1 HEAP DUMP record can hold"));
+    CHECK_EQ(m, 0); /* refused before the buffered header was flushed: nothing written */
+    free(out);
+    o.version = HPROF_VERSION_1_0_2;
+    out = conv(in, n, &o, &m, &rc, msg, sizeof msg, &st);
+    CHECK_EQ(rc, CONVERT_EINPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "a sub-record of 4294967310 bytes once converted does not fit "
+                                       "a HEAP DUMP SEGMENT"));
+    free(out);
+    free(in);
+}
+
 static int count_dir(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -580,6 +625,7 @@ static int add_suites(void)
         !CU_add_test(s, "Android app-only (-z)", test_app_only) ||
         !CU_add_test(s, "every truncation", test_truncations) ||
         !CU_add_test(s, "bad sub-records", test_bad_subs) ||
+        !CU_add_test(s, "past 4 GiB: refused", test_4gib) ||
         !CU_add_test(s, "files: nothing left after a failure", test_files))
         return -1;
     return 0;

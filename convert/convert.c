@@ -2,11 +2,12 @@
  * convert.c: libhprofconvert (convert.h): a streaming transcoder from one
  * HPROF variant to another.
  *
- * Owns: the input window (plain or gzip, file or memory, seekable back for
- * the two-pass cases), the record and sub-record rewriting (ids resized,
+ * Owns: the record and sub-record rewriting (ids resized or renumbered,
  * Android tags mapped as AOSP's hprof-conv maps them), the output heap
- * layout (kept, re-cut into segments, or one 1.0.1 HEAP DUMP record), and
- * the class layout table that instance values need when ids change size.
+ * layout (kept, re-cut into segments, or one 1.0.1 HEAP DUMP record), the
+ * two-pass cases (1.0.1's measured length, the class pre-pass) and the
+ * output through a raw hw_writer (over a gzip sink when asked). The input
+ * window is cv_in.c's, the class layouts cv_classes.c's.
  *
  * Why not hr_reader: the reader hands over at most HR_BODY_MAX bytes of a
  * primitive array or record (it cuts longer ones), and a converter needs
@@ -36,7 +37,6 @@
 
 #define CV_CHUNK (256u << 10)   /* copy/convert unit for long arrays and records */
 #define CV_OBUF (256u << 10)    /* output coalescing buffer */
-#define CV_ID_MAX4 0xFFFFFFFFull
 
 /* ------------------------------------------------------------ converter */
 
@@ -185,7 +185,7 @@ static int cv_idk(cv *c, const uint8_t *in, uint8_t *out, uint64_t at, enum cv_i
         }
         v = *slot;
     }
-    if (c->osz < c->isz && v > CV_ID_MAX4) {
+    if (c->osz < c->isz && v > HPROF_U4_MAX) {
         static const char *const kinds[] = {"an object's", "a name's (UTF8)", "a stack frame's",
                                             "a JNI global reference's"};
         cv_fail(c, CONVERT_EINPUT,
@@ -934,10 +934,8 @@ static void cv_single_dump(cv *c, uint8_t tag, uint32_t time, uint32_t len, uint
         return;
     }
     c->heap_type = heap_type;
-    if (total == 0)
-        /* VisualVM rejects a HEAP DUMP of length 0: an empty dump writes nothing */
-        ;
-    else {
+    /* VisualVM rejects a HEAP DUMP of length 0: an empty dump writes nothing */
+    if (total > 0) {
         cv_out_rec_header(c, HPROF_TAG_HEAP_DUMP, time, (uint32_t)total);
         CV_STAT(c, records, 1);
         CV_STAT(c, heap_dumps, 1);

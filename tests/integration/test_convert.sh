@@ -9,7 +9,8 @@
 # (ids 4 -> 8 -> 4, 1.0.2 -> 1.0.1 -> 1.0.2 on our own segmenting, plain ->
 # gzip -> plain), the same histogram and sub-record counts where it is not
 # (HotSpot's segment boundaries); refusals that name the id and leave no
-# file; HotSpot's -gz layout read by python3's gzip, zcat and hprof; Android
+# file; HotSpot's -gz layout read by python3's gzip, zcat, Java's
+# GZIPInputStream (GzCheck.java) and hprof; Android
 # files that VisualVM's heap library then opens. A missing JDK or VisualVM
 # jar is a failure, not a skip.
 set -euo pipefail
@@ -149,7 +150,7 @@ echo "   all byte-identical"
 step "HotSpot dumps (jcmd GC.heap_dump, plain and -gz=1) of demo-java/HeapDemo"
 "$JDK17/bin/javac" --release 17 -d classes "$PROJECT/demo-java/HeapDemo.java"
 "$JDK17/bin/javac" -Xlint:all -Werror --release 17 -cp "$JAR" -d classes \
-    "$PROJECT/tests/integration/VvmCheck.java"
+    "$PROJECT/tests/integration/VvmCheck.java" "$PROJECT/tests/integration/GzCheck.java"
 # hs_dump JDK NAME JVM_OPTS...: NAME.hprof and NAME.hprof.gz of one JVM
 hs_dump() {
     local jdk=$1 name=$2
@@ -223,6 +224,8 @@ print("   %d members of %s bytes, each with FCOMMENT HPROF BLOCKSIZE=1048576" % 
 EOF
     "$HPROF" info "$h.our.gz" | grep -q "^file: .*(gzip)" || fail "[$v] hprof info does not read our gzip"
     clean "$h.our.gz" --hotspot
+    "$jdk/bin/java" -cp classes GzCheck "$h.our.gz" "$h" >gzcheck.txt 2>&1 ||
+        fail "[$v] java.util.zip.GZIPInputStream: $(cat gzcheck.txt)"
     "$HPROF" convert "$h.our.gz" -o "$h.again" --plain
     cmp "$h" "$h.again" || fail "[$v] plain -> our gzip -> plain differs"
 

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -1362,13 +1363,46 @@ int convert_file(const char *in, const char *out, const convert_options *o, conv
         snprintf(msg, msglen, "cannot read %s: %s", in, strerror(errno ? errno : ENOMEM));
         return CONVERT_EINPUT;
     }
-    int to_stdout = strcmp(out, "-") == 0;
+    /* "-", or what is no regular file (/dev/null, a FIFO): written in place,
+     * by hw_file_create's rules. A regular file: written next to it and
+     * renamed over it when whole, after the checks hw_file_create would
+     * make (a link, another user's file, a file with other names). */
+    int direct = strcmp(out, "-") == 0, to_stdout = direct;
+    struct stat sb;
+    const char *refuse = NULL;
+    char why[256];
+    if (!direct && lstat(out, &sb) == 0) {
+        if (S_ISLNK(sb.st_mode))
+            refuse = "it is a symbolic link; refusing to write through it";
+        else if (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode))
+            direct = 1;
+        else if (!S_ISREG(sb.st_mode))
+            refuse = "it is not a regular file, a FIFO or a character device; refusing to write to it";
+        else if (sb.st_uid != geteuid())
+            refuse = "it is owned by another user; refusing to overwrite it";
+        else if (sb.st_nlink != 1) {
+            snprintf(why, sizeof why, "it has %lu hard links; refusing to overwrite it",
+                     (unsigned long)sb.st_nlink);
+            refuse = why;
+        }
+    }
+    if (refuse) {
+        cv_in_close(&c.in);
+        snprintf(msg, msglen, "cannot write %s: %s", out, refuse);
+        return CONVERT_EOUTPUT;
+    }
     char tmp[4096];
     hw_sink *sink;
     int e = 0;
-    char why[256];
     if (to_stdout) {
         sink = hw_sink_fd(1, 0);
+    } else if (direct) {
+        sink = hw_sink_file_ex(out, 0, &e, why, sizeof why);
+        if (!sink) {
+            cv_in_close(&c.in);
+            snprintf(msg, msglen, "cannot write %s: %s", out, why);
+            return CONVERT_EOUTPUT;
+        }
     } else {
         if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid()) >= sizeof tmp) {
             cv_in_close(&c.in);
@@ -1384,7 +1418,7 @@ int convert_file(const char *in, const char *out, const convert_options *o, conv
     }
     int r = cv_convert(&c, sink, msg, msglen);
     cv_in_close(&c.in);
-    if (!to_stdout) {
+    if (!direct) {
         if (r == 0 && rename(tmp, out) != 0) {
             snprintf(msg, msglen, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
             r = CONVERT_EOUTPUT;

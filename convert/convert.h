@@ -17,7 +17,10 @@
  *    again (a file or memory, not a pipe).
  *  - Output: convert_file writes OUT.tmp.PID next to OUT and renames it
  *    only when everything went well, so a failed conversion leaves nothing
- *    at OUT (and no temporary file) that could pass for a whole one.
+ *    at OUT (and no temporary file) that could pass for a whole one. An
+ *    OUT that exists is first checked as hw_file_create would (no link,
+ *    no other user's file, no file with other names); a FIFO or a
+ *    character device (/dev/null) is written in place.
  *  - Errors are values: 0, or CONVERT_EINPUT / CONVERT_EOUTPUT with a
  *    sentence in msg. Nothing is printed; the library has no globals.
  */

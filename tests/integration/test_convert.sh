@@ -301,6 +301,22 @@ rc=0; cat m.hprof | "$HPROF" convert - -o m101.hprof --version 1.0.1 2>err.txt |
 no_file m101.hprof
 echo "   $(cat err.txt)"
 
+step "outputs that are no regular file: /dev/null and a FIFO in place, a symbolic link refused"
+"$HPROF" convert a.hprof -o /dev/null --id-size 8
+[ -c /dev/null ] || fail "/dev/null is no longer a character device"
+mkfifo fifo
+cat fifo >fifo.out &
+"$HPROF" convert a.hprof -o fifo --gzip
+wait $!
+zcat fifo.out | cmp - a.hprof || fail "through a FIFO: other bytes"
+[ -p fifo ] || fail "the FIFO was replaced"
+echo keep >target.txt
+ln -s target.txt link.hprof
+expect_rc 1 "$HPROF" convert a.hprof -o link.hprof
+grep -q "cannot write link.hprof: it is a symbolic link; refusing to write through it" err.txt ||
+    fail "symbolic link: $(cat err.txt)"
+[ "$(cat target.txt)" = keep ] && [ -L link.hprof ] || fail "the link or its target was touched"
+
 step "streaming: memory does not grow with the file"
 /usr/bin/time -f %M -o rss.txt "$HPROF" convert m.hprof -o m8.hprof --id-size 8 --version 1.0.1
 rss=$(cat rss.txt)

@@ -192,8 +192,9 @@ static int cv_idk(cv *c, const uint8_t *in, uint8_t *out, uint64_t at, enum cv_i
         cv_fail(c, CONVERT_EINPUT,
                 "id 0x%" PRIx64 " at offset %" PRIu64 " does not fit 4 bytes: it is %s id. %s",
                 v, at, kinds[kind],
-                kind == CV_OBJ ? "HotSpot's object ids are heap addresses: a heap above 4 GiB "
-                                 "cannot have 4-byte ids"
+                kind == CV_OBJ ? "Object ids are kept as they are (references hold them), so "
+                                 "this dump cannot have 4-byte ids (HotSpot's are heap "
+                                 "addresses: its heap lies above 4 GiB)"
                                : "HotSpot writes addresses there: --renumber gives such ids "
                                  "small numbers");
         return -1;

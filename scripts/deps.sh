@@ -3,14 +3,16 @@
 # CUnit and zlib headers, pkg-config, clang with its runtime (ASan/libFuzzer)
 # and Debian's VisualVM (its heap library is the independent reader the
 # integration tests open our files with), python3 (the text heap dump
-# checker), gdb (the stress suite saves a frozen JVM's stacks with it), and
-# groff-base and man-db (the install test renders the man pages).
+# checker and test_convert's gzip check), gdb (the stress suite saves a
+# frozen JVM's stacks with it), time (/usr/bin/time: test_convert checks the
+# converter's peak memory), and groff-base and man-db (the install test
+# renders the man pages).
 # Only missing packages are installed; `apt-get update` runs once, and only
 # when something is missing.
 set -euo pipefail
 
 need=()
-for pkg in libcunit1-dev zlib1g-dev pkg-config clang libclang-rt-14-dev visualvm python3 gdb groff-base man-db; do
+for pkg in libcunit1-dev zlib1g-dev pkg-config clang libclang-rt-14-dev visualvm python3 gdb time groff-base man-db; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if [ ${#need[@]} -eq 0 ]; then

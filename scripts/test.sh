@@ -7,7 +7,7 @@
 #     target built, the agent against clang's shared runtime) and the unit
 #     tests under them (about 20 s: clang's UBSan checks what gcc's does not),
 #  3. a libFuzzer build and short fuzz runs of the reader and verifier, the
-#     agent's options and the net= command codec.
+#     agent's options, the net= command codec and the converter.
 # Build trees go to build/test, build/asan, build/clang-asan, build/fuzz
 # (recreated each run).
 # FUZZ_SECONDS (default 30) sets the fuzz run's length.
@@ -65,7 +65,7 @@ echo "== 3/3: libFuzzer run of the reader and verifier (${FUZZ_SECONDS:-30} s)"
 rm -rf build/fuzz
 CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPROF_FUZZ=ON -DHPROF_TESTS=ON \
   >/dev/null
-cmake --build build/fuzz -j"$jobs" --target fuzz_reader fuzz_opts fuzz_cmd
+cmake --build build/fuzz -j"$jobs" --target fuzz_reader fuzz_opts fuzz_cmd fuzz_convert
 # inputs that once crashed or misled the reader: each must now run clean
 build/fuzz/tests/fuzz/fuzz_reader tests/fuzz/crashes/* 2>&1 | tail -n 2
 work=$(mktemp -d)
@@ -80,6 +80,17 @@ echo "fuzz: no crash in 10 s (agent options)"
 mkdir -p "$work/cmd"
 build/fuzz/tests/fuzz/fuzz_cmd -max_total_time=10 -artifact_prefix="$work/" "$work/cmd" 2>&1 | tail -n 2
 echo "fuzz: no crash in 10 s (net= command codec)"
+# the converter: its first byte picks the options (fuzz_convert.c), so the
+# seeds are the corpus and the crashes behind a few such bytes
+mkdir -p "$work/convert"
+for f in "$root"/tests/fuzz/corpus/* "$root"/tests/fuzz/crashes/*; do
+    for b in 00 01 06 09 16 25 42 8a; do
+        { printf "\\x$b"; cat "$f"; } >"$work/convert/$b-$(basename "$f")"
+    done
+done
+build/fuzz/tests/fuzz/fuzz_convert -max_total_time=10 -max_len=65536 -artifact_prefix="$work/" \
+  "$work/convert" 2>&1 | tail -n 2
+echo "fuzz: no crash in 10 s (converter)"
 
-echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 3 fuzz runs"
-echo "$((n_main + n_stress + n_asan + 3)) passed, 0 failed"
+echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 4 fuzz runs"
+echo "$((n_main + n_stress + n_asan + 4)) passed, 0 failed"

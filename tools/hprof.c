@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "convert.h"
 #include "fixture.h"
 #include "print.h"
 #include "hprof/hr_reader.h"
@@ -60,6 +61,9 @@ static const char hprof_usage[] =
     "                        weighted by allocated bytes, the class as the leaf\n"
     "  fixture OUT [options] write a deterministic file with every record and sub-record\n"
     "                        type, for parser tests (hprof fixture --help)\n"
+    "  convert FILE -o OUT [options]  rewrite FILE as another variant: --id-size 4|8,\n"
+    "                        --version 1.0.1|1.0.2, --gzip/--plain, Android 1.0.3 to\n"
+    "                        1.0.2 (hprof convert --help)\n"
     "  help                  this text\n"
     "\n"
     "  --normalize           for histo, sites, samples and collapsed: hidden classes and\n"
@@ -661,6 +665,8 @@ int main(int argc, char **argv)
         return hprof_cmd_verify(argc - 1, argv + 1);
     if (strcmp(cmd, "histo") == 0)
         return hprof_cmd_histo(argc - 1, argv + 1);
+    if (strcmp(cmd, "convert") == 0)
+        return convert_main(argc - 1, argv + 1);
     if (strcmp(cmd, "fixture") == 0)
         return fixture_main(argc - 1, argv + 1);
     if (strcmp(cmd, "sites") == 0)

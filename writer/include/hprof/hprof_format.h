@@ -78,8 +78,18 @@ enum hprof_sub {
     HPROF_GC_ROOT_VM_INTERNAL = 0x8D,       /* id obj */
     HPROF_GC_ROOT_JNI_MONITOR = 0x8E,       /* id obj, u4 thread, u4 frame */
     HPROF_GC_ROOT_UNREACHABLE = 0x90,       /* id obj */
+    HPROF_GC_PRIM_ARRAY_NODATA = 0xC3,      /* id obj, u4 trace, u4 n, u1 type: no elements
+                                               (old Android; hprof-conv rewrites it) */
     HPROF_GC_HEAP_DUMP_INFO = 0xFE,         /* u4 heap type, id heap name */
     HPROF_GC_ROOT_UNKNOWN = 0xFF            /* id obj */
+};
+
+/* Android HEAP DUMP INFO heap types (ART's HprofHeapId) */
+enum hprof_heap_id {
+    HPROF_HEAP_DEFAULT = 0,
+    HPROF_HEAP_ZYGOTE = 'Z',
+    HPROF_HEAP_APP = 'A',
+    HPROF_HEAP_IMAGE = 'I'
 };
 
 /* ---- basic types (field, array element and constant pool types) ---- */

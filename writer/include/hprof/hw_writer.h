@@ -102,6 +102,21 @@ HPROF_API hw_sink *hw_sink_memory(size_t reserve);
 HPROF_API const uint8_t *hw_sink_memory_data(const hw_sink *s, size_t *len);
 /* Caller-defined sink (tests use one that fails with ENOSPC after N bytes). */
 HPROF_API hw_sink *hw_sink_custom(hw_sink_write_fn wr, hw_sink_close_fn cl, void *ctx);
+/* gzip in HotSpot's `-gz` layout over `inner`: one complete gzip member
+ * per HW_GZIP_BLOCK_SIZE (1 MiB) of uncompressed bytes, the last one
+ * shorter, each with the FCOMMENT HW_GZIP_COMMENT (as JDK 17; JDK 25 names
+ * it on the first member only); at least one member. `level` is zlib's
+ * (-1 default, 0-9). Streams with bounded memory (a block in, a block out);
+ * never patchable. Takes ownership of `inner` (closed and freed with this
+ * sink), except a memory sink, which the caller frees after this one. The
+ * first failure of `inner` is sticky: later writes return it. Returns NULL
+ * with *err = EINVAL (no inner, bad level) or ENOMEM; `inner` is then still
+ * the caller's. */
+#define HW_GZIP_BLOCK_SIZE (1u << 20)
+#define HW_GZIP_COMMENT "HPROF BLOCKSIZE=1048576"
+HPROF_API hw_sink *hw_sink_gzip(hw_sink *inner, int level, int *err);
+/* Members completed so far by a gzip sink (0 for any other sink). */
+HPROF_API uint64_t hw_sink_gzip_members(const hw_sink *s);
 /* Frees a sink that no writer owns (a memory sink after its writer closed,
  * or any sink never handed to hw_writer_open). Closes it first if needed. */
 HPROF_API void hw_sink_free(hw_sink *s);

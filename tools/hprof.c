@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "asm.h"
 #include "convert.h"
 #include "fixture.h"
 #include "print.h"
@@ -64,6 +65,10 @@ static const char hprof_usage[] =
     "  convert FILE -o OUT [options]  rewrite FILE as another variant: --id-size 4|8,\n"
     "                        --version 1.0.1|1.0.2, --gzip/--plain, Android 1.0.3 to\n"
     "                        1.0.2 (hprof convert --help)\n"
+    "  disasm FILE [-o OUT]  the file as editable text that `hprof asm` turns back into the\n"
+    "                        same bytes, damaged parts as hex (docs/hprof-text.md)\n"
+    "  asm TEXT [-o OUT]     HPROF from that text (hand-written fixtures: lengths and counts\n"
+    "                        computed unless given)\n"
     "  help                  this text\n"
     "\n"
     "  --normalize           for histo, sites, samples and collapsed: hidden classes and\n"
@@ -677,5 +682,7 @@ int main(int argc, char **argv)
         return print_samples_main(argc - 1, argv + 1);
     if (strcmp(cmd, "collapsed") == 0)
         return print_collapsed_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "disasm") == 0 || strcmp(cmd, "asm") == 0)
+        return cmd[0] == 'd' ? asm_disasm_main(argc - 1, argv + 1) : asm_asm_main(argc - 1, argv + 1);
     return hprof_usage_error("unknown command '%s'", cmd);
 }

@@ -77,7 +77,7 @@ typedef struct as {
     uint64_t lsize;
     uint8_t *ivals, *iset;
     size_t icap, scap;
-    long hint;
+    long hint;            /* the first field not set yet */
 } as;
 
 static void as_fail(as *a, const char *fmt, ...)
@@ -667,18 +667,17 @@ static void as_values(as *a, hasm_tok *t, long n)
             return;
         }
         size_t kl = strlen(t[i].key);
+        /* the first unset field of that name, in layout order; disasm
+         * writes them in order, so the scan usually stops at once */
         long found = -1;
-        for (long pass = 0; pass < 2 && found < 0; pass++) {
-            long from = pass == 0 ? a->hint : 0, to = pass == 0 ? a->nslots : a->hint;
-            for (long j = from; j < to; j++) {
-                if (a->iset[j])
-                    continue;
-                size_t sl;
-                const uint8_t *s = hasm_meta_string(a->meta, a->slots[j].name, &sl);
-                if (s && sl == kl && memcmp(s, t[i].key, kl) == 0) {
-                    found = j;
-                    break;
-                }
+        for (long j = a->hint; j < a->nslots; j++) {
+            if (a->iset[j])
+                continue;
+            size_t sl;
+            const uint8_t *s = hasm_meta_string(a->meta, a->slots[j].name, &sl);
+            if (s && sl == kl && memcmp(s, t[i].key, kl) == 0) {
+                found = j;
+                break;
             }
         }
         if (found < 0) {
@@ -696,7 +695,8 @@ static void as_values(as *a, hasm_tok *t, long n)
             return;
         hasm_text_put(a->ivals + a->offs[found], sl->size, v);
         a->iset[found] = 1;
-        a->hint = found + 1;
+        while (a->hint < a->nslots && a->iset[a->hint])
+            a->hint++;
     }
 }
 

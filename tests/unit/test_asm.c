@@ -199,7 +199,7 @@ static void t_instance_values(void)
      * + class 0x200 (1+36+2+2+7+2+10=60) + 3 instances (17+7, 17+7, 17+2) */
     CU_ASSERT_EQUAL(out.n, HEAD4_LEN + 28 + 9 + 48 + 60 + 24 + 24 + 19);
     /* layout: x short, y byte (0x200), then x int (0x100) */
-    static const uint8_t inst[] = { 0x21, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 7,
+    static const uint8_t inst[] = { 0x21, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 7,
                                     0, 2, 0xff, 0x10, 0x20, 0x30, 0x40 };
     CU_ASSERT(out.n > 200 && memcmp(out.p + HEAD4_LEN + 28 + 9 + 48 + 60, inst, sizeof inst) == 0);
     CU_ASSERT_EQUAL(round_trip(out.p, out.n), 1);

@@ -28,7 +28,11 @@
 
 #define DIS_IBUF (256u * 1024u)
 /* largest record body or instance read whole; bigger ones stream as raw */
+#ifdef HASM_BODY_MAX
+#define DIS_BODY_MAX HASM_BODY_MAX
+#else
 #define DIS_BODY_MAX (64u * 1024u * 1024u)
+#endif
 #define DIS_HEADER_MAX 4096u /* bytes searched for the header's NUL */
 #define DIS_RAW_LINE 32u     /* bytes per raw/data line */
 #define DIS_PER_LINE 8u      /* values per elems/values line */

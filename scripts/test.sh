@@ -7,7 +7,8 @@
 #     target built, the agent against clang's shared runtime) and the unit
 #     tests under them (about 20 s: clang's UBSan checks what gcc's does not),
 #  3. a libFuzzer build and short fuzz runs of the reader and verifier, the
-#     agent's options, the net= command codec and the converter.
+#     agent's options, the net= command codec, the converter, the text
+#     assembler and the text round trip (asm(disasm(X)) == X).
 # Build trees go to build/test, build/asan, build/clang-asan, build/fuzz
 # (recreated each run).
 # FUZZ_SECONDS (default 30) sets the fuzz run's length.
@@ -65,7 +66,8 @@ echo "== 3/3: libFuzzer run of the reader and verifier (${FUZZ_SECONDS:-30} s)"
 rm -rf build/fuzz
 CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPROF_FUZZ=ON -DHPROF_TESTS=ON \
   >/dev/null
-cmake --build build/fuzz -j"$jobs" --target fuzz_reader fuzz_opts fuzz_cmd fuzz_convert
+cmake --build build/fuzz -j"$jobs" --target fuzz_reader fuzz_opts fuzz_cmd fuzz_convert fuzz_asm \
+  fuzz_asm_roundtrip
 # inputs that once crashed or misled the reader: each must now run clean
 build/fuzz/tests/fuzz/fuzz_reader tests/fuzz/crashes/* 2>&1 | tail -n 2
 work=$(mktemp -d)
@@ -92,5 +94,14 @@ build/fuzz/tests/fuzz/fuzz_convert -max_total_time=10 -max_len=65536 -artifact_p
   "$work/convert" 2>&1 | tail -n 2
 echo "fuzz: no crash in 10 s (converter)"
 
-echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 4 fuzz runs"
-echo "$((n_main + n_stress + n_asan + 4)) passed, 0 failed"
+mkdir -p "$work/asm"
+build/fuzz/tests/fuzz/fuzz_asm -max_total_time=10 -artifact_prefix="$work/" "$work/asm" 2>&1 | tail -n 2
+echo "fuzz: no crash in 10 s (text assembler)"
+mkdir -p "$work/rt"
+cp -r "$root"/tests/fuzz/corpus/. "$root"/tests/fuzz/crashes/. "$work/rt"/ 2>/dev/null || true
+build/fuzz/tests/fuzz/fuzz_asm_roundtrip -max_total_time=10 -max_len=65536 -artifact_prefix="$work/" \
+  "$work/rt" 2>&1 | tail -n 2
+echo "fuzz: asm(disasm(X)) == X for 10 s of inputs (text round trip)"
+
+echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 6 fuzz runs"
+echo "$((n_main + n_stress + n_asan + 6)) passed, 0 failed"

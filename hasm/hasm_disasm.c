@@ -181,15 +181,16 @@ static void put_hex(dis *d, const char *kw, const uint8_t *p, size_t n)
         put_hex_line(d, kw, p + i, n - i < DIS_RAW_LINE ? n - i : DIS_RAW_LINE);
 }
 
-/* Streams the rest of the current record as raw lines. */
-static void put_raw_rest(dis *d)
+/* Streams the rest of the current record (or, at top level, of the file)
+ * as raw lines spelled `kw`. */
+static void put_raw_rest(dis *d, const char *kw)
 {
     uint8_t b[DIS_RAW_LINE];
     while (d->rec_left > 0 && !d->err) {
         size_t got = dis_rec_read(d, b, sizeof b);
         if (got == 0)
             break;
-        put_hex_line(d, "raw", b, got);
+        put_hex_line(d, kw, b, got);
     }
 }
 
@@ -401,14 +402,14 @@ static int sub_class(dis *d, const hasm_schema *s)
 
     const uint8_t *p = d->scr;
     uint64_t vals[9];
-    fputs("CLASS_DUMP", d->out);
+    fputs("  CLASS_DUMP", d->out);
     put_fields(d, s->fields, s->nfields, p + 1, vals);
     comment_class(d, vals[0]);
     putc('\n', d->out);
     off = cp_at + 2;
     for (unsigned i = 0; i < ncp; i++) {
         unsigned t = p[off + 2];
-        fprintf(d->out, "  const index=%u type=%s value=", (unsigned)hasm_text_get(p + off, 2),
+        fprintf(d->out, "    const index=%u type=%s value=", (unsigned)hasm_text_get(p + off, 2),
                 hasm_text_type_name(t));
         put_value(d, t, p + off + 3);
         putc('\n', d->out);
@@ -418,7 +419,7 @@ static int sub_class(dis *d, const hasm_schema *s)
     for (unsigned i = 0; i < nst; i++) {
         uint64_t name = hasm_text_get(p + off, id);
         unsigned t = p[off + id];
-        fprintf(d->out, "  static name=0x%" PRIx64 " type=%s value=", name, hasm_text_type_name(t));
+        fprintf(d->out, "    static name=0x%" PRIx64 " type=%s value=", name, hasm_text_type_name(t));
         put_value(d, t, p + off + id + 1);
         fputs("  # ", d->out);
         put_string_name(d, name);
@@ -439,7 +440,7 @@ static int sub_class(dis *d, const hasm_schema *s)
         names[i] = hasm_text_get(p + off, id);
         types[i] = p[off + id];
         hasm_text_fmt_kind(tbuf, HASM_K_TYPE, types[i]);
-        fprintf(d->out, "  field name=0x%" PRIx64 " type=%s  # ", names[i], tbuf);
+        fprintf(d->out, "    field name=0x%" PRIx64 " type=%s  # ", names[i], tbuf);
         put_string_name(d, names[i]);
         putc('\n', d->out);
         off += id + 1;
@@ -479,7 +480,7 @@ static int sub_instance(dis *d, const hasm_schema *s)
     if (dis_need(d, fixed + 4 + len) < 0)
         return -1;
     uint64_t vals[3];
-    fputs("INSTANCE_DUMP", d->out);
+    fputs("  INSTANCE_DUMP", d->out);
     put_fields(d, s->fields, s->nfields, d->scr + 1, vals);
     comment_class(d, vals[2]);
     putc('\n', d->out);
@@ -488,14 +489,14 @@ static int sub_instance(dis *d, const hasm_schema *s)
     long n = instance_layout(d, vals[2], len, &slots);
     if (n < 0) {
         if (len == 0)
-            fputs("  data\n", d->out);
-        put_hex(d, "  data", data, (size_t)len);
+            fputs("    data\n", d->out);
+        put_hex(d, "    data", data, (size_t)len);
         return 0;
     }
     size_t off = 0;
     for (long i = 0; i < n; i++) {
         if (i % DIS_PER_LINE == 0)
-            fputs(i ? "\n  values" : "  values", d->out);
+            fputs(i ? "\n    values" : "    values", d->out);
         size_t sl;
         const uint8_t *name = hasm_meta_string(d->meta, slots[i].name, &sl);
         putc(' ', d->out);
@@ -524,7 +525,7 @@ static int sub_array(dis *d, const hasm_schema *s)
     if (esz == 0 || count * esz > d->rec_left)
         return -1;
     char buf[48];
-    fputs(s->name, d->out);
+    fprintf(d->out, "  %s", s->name);
     hasm_text_fmt_kind(buf, HASM_K_ID, hasm_text_get(p + 1, id));
     fprintf(d->out, " id=%s trace=%" PRIu64, buf, hasm_text_get(p + 1 + id, 4));
     if (prim) {
@@ -547,9 +548,9 @@ static int sub_array(dis *d, const hasm_schema *s)
         uint64_t whole = got / esz;
         if (whole > 0) {
             if (bytes) {
-                put_hex_line(d, "  data", line, (size_t)whole);
+                put_hex_line(d, "    data", line, (size_t)whole);
             } else {
-                fputs("  elems", d->out);
+                fputs("    elems", d->out);
                 for (uint64_t i = 0; i < whole; i++) {
                     putc(' ', d->out);
                     put_value(d, type, line + i * esz);
@@ -560,8 +561,8 @@ static int sub_array(dis *d, const hasm_schema *s)
         done += whole;
         if (got < want) {
             /* the file ends inside the array: keep its declared count */
-            fprintf(d->out, "  count=%" PRIu64 "\n", count);
-            put_hex(d, "raw", line + whole * esz, got - (size_t)(whole * esz));
+            fprintf(d->out, "    count=%" PRIu64 "\n", count);
+            put_hex(d, "  raw", line + whole * esz, got - (size_t)(whole * esz));
             return 0;
         }
     }
@@ -572,7 +573,7 @@ static int sub_fixed(dis *d, const hasm_schema *s)
 {
     if (dis_need(d, 1 + fields_size(s->fields, s->nfields, d->id_size)) < 0)
         return -1;
-    fputs(s->name, d->out);
+    fprintf(d->out, "  %s", s->name);
     put_fields(d, s->fields, s->nfields, d->scr + 1, NULL);
     putc('\n', d->out);
     return 0;
@@ -595,8 +596,8 @@ static void put_heap(dis *d)
             }
         }
         if (r < 0) {
-            put_hex(d, "raw", d->scr, d->scr_len);
-            put_raw_rest(d);
+            put_hex(d, "  raw", d->scr, d->scr_len);
+            put_raw_rest(d, "  raw");
             break;
         }
     }
@@ -631,7 +632,7 @@ static void dis_run(dis *d)
     d->rec_left = UINT64_MAX;
     if (!have) {
         put_hex(d, "raw", d->scr, d->scr_len);
-        put_raw_rest(d);
+        put_raw_rest(d, "raw");
         return;
     }
     uint64_t idsz = hasm_text_get(d->scr + nul + 1, 4);
@@ -641,7 +642,7 @@ static void dis_run(dis *d)
             hasm_text_get(d->scr + nul + 5, 8));
     if (idsz != 4 && idsz != 8) {
         fputs("# id size neither 4 nor 8: the rest is raw\n", d->out);
-        put_raw_rest(d);
+        put_raw_rest(d, "raw");
         return;
     }
     d->id_size = (unsigned)idsz;
@@ -684,12 +685,12 @@ static void dis_run(dis *d)
             }
             fprintf(d->out, "  # @%" PRIu64 "%s\n", rec_off,
                     s ? ": does not parse" : ": unknown tag");
-            put_hex(d, "raw", d->scr, d->scr_len);
+            put_hex(d, "  raw", d->scr, d->scr_len);
             continue;
         } else {
             put_record_start(d, NULL, tag, time, rec_off);
             fprintf(d->out, "  # @%" PRIu64 "\n", rec_off);
-            put_raw_rest(d);
+            put_raw_rest(d, "  raw");
         }
         if (d->rec_left != 0) {
             fprintf(d->out, "end length=%" PRIu64 "  # the file ends %" PRIu64 " bytes short\n",

@@ -146,12 +146,12 @@ static void t_values(void)
     expect_bytes(text, want, HEAD4_LEN + sizeof seg);
     size_t tlen;
     char *back = disassemble(want, HEAD4_LEN + sizeof seg, &tlen);
-    CU_ASSERT_PTR_NOT_NULL(strstr(back, "  elems -0 nan:0x7fc00001 1.5 0.1\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(back, "    elems -0 nan:0x7fc00001 1.5 0.1\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(back, "  data 070100\n"));
     /* the declared count (9) is more than the segment holds: from that
      * sub-record on, the rest of the record is raw */
-    CU_ASSERT_PTR_NOT_NULL(strstr(back, "  data 070100\nraw 2300000022000000000000000907\n"
-                                        "raw fff0000000000000fff0000000000001\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(back, "    data 070100\n  raw 2300000022000000000000000907\n"
+                                        "  raw fff0000000000000fff0000000000001\n"));
     CU_ASSERT_EQUAL(round_trip(want, HEAD4_LEN + sizeof seg), 1);
     free(back);
 }
@@ -205,9 +205,9 @@ static void t_instance_values(void)
     CU_ASSERT_EQUAL(round_trip(out.p, out.n), 1);
     size_t tlen;
     char *back = disassemble(out.p, out.n, &tlen);
-    CU_ASSERT_PTR_NOT_NULL(strstr(back, "  values x=2 y=-1 x=270544960\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(back, "  values x=0 y=0 x=0\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(back, "  data 0102\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(back, "    values x=2 y=-1 x=270544960\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(back, "    values x=0 y=0 x=0\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(back, "    data 0102\n"));
     free(back);
     free(out.p);
 }

@@ -188,31 +188,65 @@ static double bits_double(uint64_t b)
     return d;
 }
 
-/* Shortest %.Ng that reads back to the same bits (not for NaN). */
+/* Shortest %.Ng that reads back to the same bits (not for NaN). Reading
+ * back is monotonic in N (more digits are never farther), so N is found by
+ * bisection; whole numbers, the common case, go straight to an integer. */
+static int float_back(const char *buf, uint32_t bits)
+{
+    float back = strtof(buf, NULL);
+    uint32_t bb;
+    memcpy(&bb, &back, 4);
+    return bb == bits;
+}
+
+static int double_back(const char *buf, uint64_t bits)
+{
+    double back = strtod(buf, NULL);
+    uint64_t bb;
+    memcpy(&bb, &back, 8);
+    return bb == bits;
+}
+
+static int fmt_whole(char *buf, double d)
+{
+    if (d == 0 || d != d || d < -1e15 || d > 1e15 || d != (double)(int64_t)d)
+        return 0;
+    snprintf(buf, 40, "%" PRId64, (int64_t)d);
+    return 1;
+}
+
 static void fmt_float(char *buf, uint32_t bits)
 {
     float f = bits_float(bits);
-    for (int p = 1; p <= 9; p++) {
-        snprintf(buf, 40, "%.*g", p, (double)f);
-        float back = strtof(buf, NULL);
-        uint32_t bb;
-        memcpy(&bb, &back, 4);
-        if (bb == bits)
-            return;
+    if (fmt_whole(buf, (double)f))
+        return;
+    int lo = 1, hi = 9;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        snprintf(buf, 40, "%.*g", mid, (double)f);
+        if (float_back(buf, bits))
+            hi = mid;
+        else
+            lo = mid + 1;
     }
+    snprintf(buf, 40, "%.*g", lo, (double)f);
 }
 
 static void fmt_double(char *buf, uint64_t bits)
 {
     double d = bits_double(bits);
-    for (int p = 1; p <= 17; p++) {
-        snprintf(buf, 40, "%.*g", p, d);
-        double back = strtod(buf, NULL);
-        uint64_t bb;
-        memcpy(&bb, &back, 8);
-        if (bb == bits)
-            return;
+    if (fmt_whole(buf, d))
+        return;
+    int lo = 1, hi = 17;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        snprintf(buf, 40, "%.*g", mid, d);
+        if (double_back(buf, bits))
+            hi = mid;
+        else
+            lo = mid + 1;
     }
+    snprintf(buf, 40, "%.*g", lo, d);
 }
 
 static int64_t sign_extend(uint64_t v, unsigned n)

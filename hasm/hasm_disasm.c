@@ -232,7 +232,10 @@ static size_t put_fields(dis *d, const hasm_field *f, unsigned nf, const uint8_t
         if (vals)
             vals[i] = v;
         hasm_text_fmt_kind(buf, f[i].kind, v);
-        fprintf(d->out, " %s=%s", f[i].key, buf);
+        putc_unlocked(' ', d->out);
+        fputs_unlocked(f[i].key, d->out);
+        putc_unlocked('=', d->out);
+        fputs_unlocked(buf, d->out);
         off += sz;
     }
     return off;
@@ -358,7 +361,7 @@ static void put_value(dis *d, unsigned type, const uint8_t *p)
     char buf[48];
     unsigned sz = hprof_type_size(type, d->id_size);
     hasm_text_fmt_value(buf, type, hasm_text_get(p, sz), sz);
-    fputs(buf, d->out);
+    fputs_unlocked(buf, d->out);
 }
 
 /* CLASS DUMP from the scratch (sub-tag at 0); -1 if it does not parse. */

@@ -188,6 +188,46 @@ static double bits_double(uint64_t b)
     return d;
 }
 
+/* snprintf-free integers: disasm writes millions of them */
+static void fmt_u64(char *buf, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *buf++ = tmp[--n];
+    *buf = '\0';
+}
+
+static void fmt_i64(char *buf, int64_t v)
+{
+    if (v < 0) {
+        *buf++ = '-';
+        fmt_u64(buf, 0 - (uint64_t)v);
+    } else {
+        fmt_u64(buf, (uint64_t)v);
+    }
+}
+
+static void fmt_hex(char *buf, uint64_t v)
+{
+    static const char hx[] = "0123456789abcdef";
+    char tmp[20];
+    int n = 0;
+    do {
+        tmp[n++] = hx[v & 15];
+        v >>= 4;
+    } while (v);
+    *buf++ = '0';
+    *buf++ = 'x';
+    while (n)
+        *buf++ = tmp[--n];
+    *buf = '\0';
+}
+
 /* Shortest %.Ng that reads back to the same bits (not for NaN). Reading
  * back is monotonic in N (more digits are never farther), so N is found by
  * bisection; whole numbers, the common case, go straight to an integer. */
@@ -211,7 +251,7 @@ static int fmt_whole(char *buf, double d)
 {
     if (d == 0 || d != d || d < -1e15 || d > 1e15 || d != (double)(int64_t)d)
         return 0;
-    snprintf(buf, 40, "%" PRId64, (int64_t)d);
+    fmt_i64(buf, (int64_t)d);
     return 1;
 }
 
@@ -264,16 +304,16 @@ void hasm_text_fmt_value(char *buf, unsigned type, uint64_t v, unsigned n)
         if (v == 0)
             strcpy(buf, "0");
         else
-            snprintf(buf, 40, "0x%" PRIx64, v);
+            fmt_hex(buf, v);
         return;
     case HPROF_TYPE_BOOLEAN:
         if (v <= 1)
             strcpy(buf, v ? "true" : "false");
         else
-            snprintf(buf, 40, "%" PRIu64, v);
+            fmt_u64(buf, v);
         return;
     case HPROF_TYPE_CHAR:
-        snprintf(buf, 40, "%" PRIu64, v);
+        fmt_u64(buf, v);
         return;
     case HPROF_TYPE_FLOAT:
         if (isnan(bits_float((uint32_t)v)))
@@ -288,7 +328,7 @@ void hasm_text_fmt_value(char *buf, unsigned type, uint64_t v, unsigned n)
             fmt_double(buf, v);
         return;
     default:
-        snprintf(buf, 40, "%" PRId64, sign_extend(v, n));
+        fmt_i64(buf, sign_extend(v, n));
         return;
     }
 }
@@ -297,8 +337,8 @@ void hasm_text_fmt_kind(char *buf, unsigned kind, uint64_t v)
 {
     switch (kind) {
     case HASM_K_ID: hasm_text_fmt_value(buf, HPROF_TYPE_OBJECT, v, 8); return;
-    case HASM_K_I4: snprintf(buf, 40, "%" PRId64, sign_extend(v, 4)); return;
-    case HASM_K_X2: case HASM_K_X4: snprintf(buf, 40, "0x%" PRIx64, v); return;
+    case HASM_K_I4: fmt_i64(buf, sign_extend(v, 4)); return;
+    case HASM_K_X2: case HASM_K_X4: fmt_hex(buf, v); return;
     case HASM_K_F4: hasm_text_fmt_value(buf, HPROF_TYPE_FLOAT, v, 4); return;
     case HASM_K_TYPE: {
         const char *t = hasm_text_type_name((unsigned)v);
@@ -308,7 +348,7 @@ void hasm_text_fmt_kind(char *buf, unsigned kind, uint64_t v)
             snprintf(buf, 40, "%" PRIu64, v);
         return;
     }
-    default: snprintf(buf, 40, "%" PRIu64, v); return;
+    default: fmt_u64(buf, v); return;
     }
 }
 

@@ -158,7 +158,18 @@ static int dis_need(dis *d, uint64_t k)
 
 /* ------------------------------------------------------------ writing */
 
-static void put_hex_line(dis *d, const char *kw, const uint8_t *p, size_t n)
+/* The text of bytes or chars in a comment: printable ASCII, else '.'. */
+static void put_text_comment(dis *d, const uint8_t *p, size_t n, unsigned esz)
+{
+    fputs_unlocked("  # \"", d->out);
+    for (size_t i = 0; i + esz <= n; i += esz) {
+        uint64_t c = hasm_text_get(p + i, esz);
+        putc_unlocked(c >= 0x20 && c < 0x7F ? (int)c : '.', d->out);
+    }
+    putc_unlocked('"', d->out);
+}
+
+static void put_hex_line_text(dis *d, const char *kw, const uint8_t *p, size_t n, int text)
 {
     static const char hx[] = "0123456789abcdef";
     char line[16 + 2 * DIS_RAW_LINE + 2];
@@ -171,8 +182,21 @@ static void put_hex_line(dis *d, const char *kw, const uint8_t *p, size_t n)
     }
     if (n == 0)
         k--;
-    line[k++] = '\n';
-    fwrite(line, 1, k, d->out);
+    fwrite_unlocked(line, 1, k, d->out);
+    if (text)
+        put_text_comment(d, p, n, 1);
+    putc_unlocked('\n', d->out);
+}
+
+static void put_hex_line(dis *d, const char *kw, const uint8_t *p, size_t n)
+{
+    put_hex_line_text(d, kw, p, n, 0);
+}
+
+/* A data line of a byte[]: mostly text (String.value since JDK 9). */
+static void put_hex_text(dis *d, const uint8_t *p, size_t n)
+{
+    put_hex_line_text(d, "    data", p, n, 1);
 }
 
 static void put_hex(dis *d, const char *kw, const uint8_t *p, size_t n)
@@ -550,14 +574,18 @@ static int sub_array(dis *d, const hasm_schema *s)
         size_t got = dis_rec_read(d, line, want);
         uint64_t whole = got / esz;
         if (whole > 0) {
-            if (bytes) {
+            if (type == HPROF_TYPE_BOOLEAN) {
                 put_hex_line(d, "    data", line, (size_t)whole);
+            } else if (bytes) {
+                put_hex_text(d, line, (size_t)whole);
             } else {
                 fputs("    elems", d->out);
                 for (uint64_t i = 0; i < whole; i++) {
                     putc(' ', d->out);
                     put_value(d, type, line + i * esz);
                 }
+                if (type == HPROF_TYPE_CHAR)
+                    put_text_comment(d, line, (size_t)(whole * esz), esz);
                 putc('\n', d->out);
             }
         }

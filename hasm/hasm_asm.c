@@ -25,7 +25,15 @@
 #include "hprof/hprof_format.h"
 
 #define AS_MAX_FIELDS 16
-#define AS_MAX_REPEAT 100000000u
+/* repeat: at most this many lines in all, and no repeat of a repeat, so
+ * that a short text cannot ask for unbounded work */
+#define AS_MAX_REPEAT 16777216u
+/* a record body past what a u4 length can say is refused as it grows */
+#ifdef HASM_BODY_MAX
+#define AS_BODY_LIMIT (64u * 1024u * 1024u) /* fuzzing builds */
+#else
+#define AS_BODY_LIMIT ((size_t)HPROF_U4_MAX + 1u)
+#endif
 
 typedef struct as_buf {
     uint8_t *p;
@@ -42,6 +50,8 @@ typedef struct as {
     size_t errlen;
     const char *name;
     unsigned long lineno;
+    uint64_t repeated; /* lines made by repeat so far */
+    int in_repeat;
     unsigned id_size;
     hasm_meta *meta;
     hasm_lex *lx;
@@ -106,6 +116,10 @@ static int buf_reserve(as *a, as_buf *b, size_t more)
 {
     if (b->len + more <= b->cap)
         return 0;
+    if (b->len + more > AS_BODY_LIMIT) {
+        as_fail(a, "record body longer than %zu bytes", (size_t)AS_BODY_LIMIT - 1);
+        return -1;
+    }
     size_t cap = b->cap ? b->cap : 65536;
     while (cap < b->len + more)
         cap *= 2;
@@ -875,12 +889,16 @@ static void as_line(as *a, hasm_tok *t, long n)
     const hasm_schema *s;
     if (strcmp(kw, "repeat") == 0) {
         uint64_t times;
-        if (n < 3 || t[1].key || as_int(a, &t[1], 4, &times) < 0 || times > AS_MAX_REPEAT) {
-            as_fail(a, "repeat N LINE...: N up to %u", AS_MAX_REPEAT);
+        if (n < 3 || t[1].key || a->in_repeat || as_int(a, &t[1], 4, &times) < 0 ||
+            a->repeated + times > AS_MAX_REPEAT) {
+            as_fail(a, "repeat N LINE...: not nested, up to %u lines in all", AS_MAX_REPEAT);
             return;
         }
+        a->repeated += times;
+        a->in_repeat = 1;
         for (uint64_t i = 0; i < times && !a->err; i++)
             as_line(a, t + 2, n - 2);
+        a->in_repeat = 0;
     } else if (strcmp(kw, "gzip") == 0) {
         if (a->wrote || a->gzip || n > 1) {
             as_fail(a, "gzip comes alone, before anything is written");

@@ -250,6 +250,8 @@ static void t_errors(void)
                  "t:4: PRIM_ARRAY_DUMP: 3 data bytes are not whole elements of 4 bytes");
     expect_error("raw 0g\n", "t:1: '0g': expected hex bytes");
     expect_error("header \"J\" id-size=8\nrepeat 3 CLASS_DUMP\n", "t:2: CLASS_DUMP outside a HEAP_DUMP");
+    expect_error("repeat 3 repeat 3 raw 00\n", "t:1: repeat N LINE...: not nested");
+    expect_error("repeat 16777216 raw 00\nrepeat 1 raw 00\n", "t:2: repeat N LINE...: not nested, up to 16777216 lines in all");
 }
 
 /* A fixture from the hprof tool, cut at every offset and with bytes flipped. */

@@ -658,7 +658,7 @@ static void as_header(as *a, hasm_tok *t, long n)
         as_fail(a, "header needs its magic string in quotes (\"JAVA PROFILE 1.0.2\")");
         return;
     }
-    uint8_t tail[13] = { 0 };
+    uint8_t tail[HPROF_HEADER_SIZE - HPROF_MAGIC_LEN] = { 0 }; /* NUL, u4 id size, u8 time */
     hasm_text_put(tail + 1, 4, id);
     hasm_text_put(tail + 5, 8, time);
     out_bytes(a, magic->val, magic->len);

@@ -542,7 +542,7 @@ static int sub_array(dis *d, const hasm_schema *s)
 {
     unsigned id = d->id_size;
     int prim = s->body == HASM_B_PRIMARRAY;
-    uint64_t fixed = 1 + id + 4 + 4 + (prim ? 1 : id);
+    uint64_t fixed = 1 + (prim ? HPROF_PRIM_ARRAY_DUMP_FIXED(id) : HPROF_OBJ_ARRAY_DUMP_FIXED(id));
     if (dis_need(d, fixed) < 0)
         return -1;
     const uint8_t *p = d->scr;
@@ -654,7 +654,7 @@ static void dis_run(dis *d)
     while (!d->err && dis_need(d, d->scr_len + 1) == 0) {
         if (d->scr[d->scr_len - 1] == 0) {
             nul = d->scr_len - 1;
-            have = dis_need(d, nul + 13) == 0;
+            have = dis_need(d, nul + 1 + HPROF_HEADER_SIZE - HPROF_MAGIC_LEN - 1) == 0;
             break;
         }
         if (d->scr_len >= DIS_HEADER_MAX)

@@ -137,6 +137,15 @@ vvm() {
 for t in string wide-class dangling; do
     "$HPROF" asm "$SRC/tests/fixtures/$t.hprof.txt" -o "$t.hprof" || fail "hprof asm $t.hprof.txt failed"
     rt "$t.hprof"
+    rc=0
+    "$HPROF" verify "$t.hprof" >"$t.verify" || rc=$?
+    if [ "$t" = dangling ]; then
+        expect_eq "hprof verify dangling.hprof (exit)" 1 "$rc"
+        expect_eq "hprof verify dangling.hprof: dangling references" 3 "$(grep -c '^warning at offset [0-9]* \[dangling-ref\]' "$t.verify")"
+        expect_eq "hprof verify dangling.hprof: summary" "dangling.hprof: 0 error(s), 3 warning(s)" "$(tail -1 "$t.verify")"
+    else
+        expect_eq "hprof verify $t.hprof" "0 $t.hprof: 0 error(s), 0 warning(s)" "$rc $(tail -1 "$t.verify")"
+    fi
 done
 # header 31, UTF8 33+33+18, LOAD_CLASS 2x33, TRACE 21, HEAP_SUMMARY 33, segment
 # header 9, CLASS_DUMPs 71 and 71+65535x9, 2 instances of 25+262140, roots

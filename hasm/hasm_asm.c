@@ -28,6 +28,13 @@
 /* repeat: at most this many lines in all, and no repeat of a repeat, so
  * that a short text cannot ask for unbounded work */
 #define AS_MAX_REPEAT 16777216u
+/* a heap dump record bigger than this is written as it grows when the
+ * output can seek back to patch its length */
+#ifdef HASM_BODY_MAX
+#define AS_FLUSH_AT 4096u /* fuzzing builds */
+#else
+#define AS_FLUSH_AT (16u * 1024u * 1024u)
+#endif
 /* a record body past what a u4 length can say is refused as it grows */
 #ifdef HASM_BODY_MAX
 #define AS_BODY_LIMIT (64u * 1024u * 1024u) /* fuzzing builds */
@@ -42,7 +49,12 @@ typedef struct as_buf {
 
 typedef struct as {
     hasm_write_fn w;
+    hasm_seek_fn seek;    /* NULL: the output cannot seek */
     void *ctx;
+    uint64_t out_pos;     /* bytes written (uncompressed output) */
+    uint64_t rec_at;      /* the open record's offset, once streaming */
+    uint64_t flushed;     /* its body bytes already written */
+    int streaming;
     int gzip, zinit, wrote;
     z_stream z;
     int err; /* 1: the text is wrong; -1: output or memory */
@@ -152,6 +164,7 @@ static void out_bytes(as *a, const void *p, size_t n)
     if (!a->gzip) {
         if (a->w(a->ctx, p, n) < 0)
             as_sysfail(a, "writing the output");
+        a->out_pos += n;
         return;
     }
     uint8_t chunk[65536];
@@ -526,12 +539,49 @@ static void rec_close(as *a)
         as_fail(a, "record body longer than 4294967295 bytes (split it, or give length=)");
         return;
     }
+    if (a->streaming) {
+        uint64_t total = a->flushed + a->body.len;
+        a->streaming = 0;
+        if (!a->has_len && total > HPROF_U4_MAX) {
+            as_fail(a, "record body longer than 4294967295 bytes (split it, or give length=)");
+            return;
+        }
+        out_bytes(a, a->body.p, a->body.len);
+        uint8_t l[4];
+        hasm_text_put(l, 4, a->has_len ? a->len : total);
+        if (!a->err && (a->seek(a->ctx, a->rec_at + 5) < 0 || a->w(a->ctx, l, 4) < 0 ||
+                        a->seek(a->ctx, UINT64_MAX) < 0))
+            as_sysfail(a, "writing the output");
+        return;
+    }
     uint8_t h[HPROF_RECORD_HEADER_SIZE];
     h[0] = (uint8_t)a->tag;
     hasm_text_put(h + 1, 4, a->time);
     hasm_text_put(h + 5, 4, a->has_len ? a->len : a->body.len);
     out_bytes(a, h, sizeof h);
     out_bytes(a, a->body.p, a->body.len);
+}
+
+/* Between two sub-records of a big heap dump record, on an output that can
+ * seek: the body so far goes out (the header first, its length patched by
+ * rec_close), so memory stays at one sub-record. */
+static void rec_flush(as *a)
+{
+    if (!a->seek || a->gzip || a->err || a->body.len < AS_FLUSH_AT || !a->rs ||
+        a->rs->body != HASM_B_HEAP)
+        return;
+    if (!a->streaming) {
+        uint8_t h[HPROF_RECORD_HEADER_SIZE];
+        h[0] = (uint8_t)a->tag;
+        hasm_text_put(h + 1, 4, a->time);
+        hasm_text_put(h + 5, 4, 0);
+        a->rec_at = a->out_pos;
+        out_bytes(a, h, sizeof h);
+        a->streaming = 1;
+    }
+    out_bytes(a, a->body.p, a->body.len);
+    a->flushed += a->body.len;
+    a->body.len = 0;
 }
 
 static void rec_open(as *a, const hasm_schema *s, hasm_tok *t, long n)
@@ -561,6 +611,8 @@ static void rec_open(as *a, const hasm_schema *s, hasm_tok *t, long n)
     a->count = x.count;
     a->nitems = 0;
     a->body.len = 0;
+    a->flushed = 0;
+    a->streaming = 0;
     a->ss = NULL;
     if (!s)
         return;
@@ -931,6 +983,7 @@ static void as_line(as *a, hasm_tok *t, long n)
             return;
         }
         sub_close(a);
+        rec_flush(a);
         sub_open(a, s, t + 1, n - 1);
     } else {
         as_item(a, kw, t + 1, n - 1);
@@ -940,9 +993,16 @@ static void as_line(as *a, hasm_tok *t, long n)
 int hasm_asm_stream(FILE *in, const char *name, hasm_write_fn w, void *ctx, char *err,
                     size_t errlen)
 {
+    return hasm_asm_stream_seek(in, name, w, NULL, ctx, err, errlen);
+}
+
+int hasm_asm_stream_seek(FILE *in, const char *name, hasm_write_fn w, hasm_seek_fn seek,
+                         void *ctx, char *err, size_t errlen)
+{
     as a;
     memset(&a, 0, sizeof a);
     a.w = w;
+    a.seek = seek;
     a.ctx = ctx;
     a.errbuf = err;
     a.errlen = errlen;

@@ -7,8 +7,10 @@
 #include "asm.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hasm_asm.h"
@@ -94,6 +96,20 @@ static int asm_write(void *ctx, const void *buf, size_t len)
     return fwrite(buf, 1, len, (FILE *)ctx) == len ? 0 : -1;
 }
 
+static int asm_seek(void *ctx, uint64_t offset)
+{
+    if (offset == UINT64_MAX)
+        return fseeko((FILE *)ctx, 0, SEEK_END);
+    return fseeko((FILE *)ctx, (off_t)offset, SEEK_SET);
+}
+
+/* A regular file can seek back: big records then need no memory. */
+static int asm_seekable(FILE *f)
+{
+    struct stat st;
+    return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && ftello(f) == 0;
+}
+
 int asm_asm_main(int argc, char **argv)
 {
     const char *in, *out;
@@ -112,8 +128,8 @@ int asm_asm_main(int argc, char **argv)
         return 1;
     }
     char err[512];
-    int failed = hasm_asm_stream(src, strcmp(in, "-") == 0 ? "(stdin)" : in, asm_write, f, err,
-                                 sizeof err) != 0;
+    int failed = hasm_asm_stream_seek(src, strcmp(in, "-") == 0 ? "(stdin)" : in, asm_write,
+                                      asm_seekable(f) ? asm_seek : NULL, f, err, sizeof err) != 0;
     if (failed)
         fprintf(stderr, "hprof: %s\n", err);
     if (src != stdin)

@@ -143,6 +143,12 @@ for t in string wide-class dangling; do
         expect_eq "hprof verify dangling.hprof (exit)" 1 "$rc"
         expect_eq "hprof verify dangling.hprof: dangling references" 3 "$(grep -c '^warning at offset [0-9]* \[dangling-ref\]' "$t.verify")"
         expect_eq "hprof verify dangling.hprof: summary" "dangling.hprof: 0 error(s), 3 warning(s)" "$(tail -1 "$t.verify")"
+    elif [ "$t" = wide-class ]; then
+        # 65 535 fields: valid HPROF, but VisualVM cannot read it (below), and
+        # the verifier says so
+        expect_eq "hprof verify wide-class.hprof" "1 wide-class.hprof: 0 error(s), 1 warning(s)" "$rc $(tail -1 "$t.verify")"
+        expect_eq "hprof verify wide-class.hprof: the warning" 1 "$(grep -c '^warning at offset [0-9]* \[wide-class\]: .* declares 65535 instance fields' "$t.verify")"
+        grep -q '^  visualvm   rejects  the file' "$t.verify" || fail "hprof verify does not say VisualVM rejects wide-class.hprof"
     else
         expect_eq "hprof verify $t.hprof" "0 $t.hprof: 0 error(s), 0 warning(s)" "$rc $(tail -1 "$t.verify")"
     fi
@@ -163,6 +169,9 @@ expect_eq "VisualVM --check-refs on dangling.hprof (exit)" 1 "$rc"
 # sub-records). Pinned, so a change on either side is noticed.
 sed 's/65535/32767/; s/65532/32764/; s/size=262140/size=131068/' "$SRC/tests/fixtures/wide-class.hprof.txt" >wide-32767.hprof.txt
 "$HPROF" asm wide-32767.hprof.txt -o wide-32767.hprof
+rc=0
+"$HPROF" verify wide-32767.hprof >wide-32767.verify || rc=$?
+expect_eq "hprof verify wide-32767.hprof" "0 wide-32767.hprof: 0 error(s), 0 warning(s)" "$rc $(tail -1 wide-32767.verify)"
 vvm wide-32767.hprof com.example.Wide=2 --classes 2 --roots 3 --total-instances 2 ||
     fail "VisualVM disagrees with wide-32767.hprof"
 rc=0

@@ -14,6 +14,7 @@
 
 #define HV_MSG_MAX 640
 #define HV_NAME_MAX 160 /* longest name kept for messages */
+#define HV_VVM_FIELDS_MAX 32767u /* VisualVM reads a CLASS DUMP's field count as a Java short */
 #define HV_NTYPES 12    /* basic type codes are < 12 */
 
 /* What kind of record uses an id or serial (for the sentences). */

@@ -198,6 +198,9 @@ static const hv_kind_rule hv_vvm_kinds[] = {
     {"multiple-heap-dumps", HV_MISREADS, "it opens dump #0 only"},
     {"missing-class-dump", HV_MISREADS, "it silently drops the instances of such a class"},
     {"missing-load-class", HV_MISREADS, "it names the class <unresolved string 0x...>"},
+    {"wide-class", HV_REJECTS,
+     "it reads the field count as a signed short and stops at the next sub-record (\"Invalid "
+     "dump tag\"); seen with a 65 535-field class, 32 767 fields read fine"},
     {NULL, HV_READS, NULL}};
 
 static const hv_reader hv_readers[] = {

@@ -789,6 +789,14 @@ static void hv_p1_class_dump(hv_ctx *c, const hr_sub *s)
     }
     if (k)
         c->nclasses++;
+    if (s->u.cls.nfields > HV_VVM_FIELDS_MAX) {
+        char cn[HV_NAME_MAX + 32];
+        hv_report(c, HR_WARNING, "wide-class", off,
+                  "CLASS DUMP of class %s declares %u instance fields: VisualVM reads the count "
+                  "as a signed 16-bit value (at most %u) and stops at the next sub-record",
+                  hv_cname(c, cid, cn, sizeof cn), (unsigned)s->u.cls.nfields,
+                  (unsigned)HV_VVM_FIELDS_MAX);
+    }
 }
 
 static void hv_p1_instance(hv_ctx *c, const hr_sub *s)

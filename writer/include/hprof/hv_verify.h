@@ -15,7 +15,8 @@
  *                   unresolved-trace, unresolved-frame, unresolved-thread,
  *                   dangling-ref, missing-class-dump, missing-array-class,
  *                   missing-load-class, duplicate-id
- *   layout:         instance-size-mismatch, super-cycle, sites-total-mismatch,
+ *   layout:         instance-size-mismatch, super-cycle, wide-class (more
+ *                   than 32 767 instance fields), sites-total-mismatch,
  *                   samples-total-mismatch, u4-saturated (an ALLOC SITES
  *                   value at 4294967295: the true figure may be larger)
  *   compatibility:  android-extension (Android sub-records: once per file);

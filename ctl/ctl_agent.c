@@ -13,7 +13,8 @@
 
 #include "ctl_util.h"
 
-static void ctl_agent_format_addr(const struct sockaddr_storage *ss, socklen_t len, char *out, size_t cap)
+static void ctl_agent_format_addr(const struct sockaddr_storage *ss, socklen_t len, char *out,
+                                  size_t cap)
 {
     char host[NI_MAXHOST], serv[NI_MAXSERV];
     if (getnameinfo((const struct sockaddr *)ss, len, host, sizeof host, serv, sizeof serv,
@@ -78,15 +79,16 @@ int ctl_agent_send(ctl_agent *a, const ctl_command *cmd, uint32_t serial)
     size_t n = hc_encode(&h, buf, sizeof buf);
     if (n == 0 || n > sizeof buf) {
         ctl_util_err("'%s' cannot be encoded for agent %u (a thread id of 0x%" PRIx64
-                " with %u-byte ids?): not sent",
-                cmd->text, a->k, h.thread_id, h.id_size);
+                     " with %u-byte ids?): not sent",
+                     cmd->text, a->k, h.thread_id, h.id_size);
         return 0;
     }
     if (a->cmds_closed) {
         if (!a->refusal_shown) /* once per agent: a script may send thousands */
             ctl_util_err("'%s' not sent to agent %u: it takes no more commands (%s); nor will the "
-                    "next ones be",
-                    cmd->text, a->k, a->send_failed ? "its command channel is closed" : "it was sent EOF");
+                         "next ones be",
+                         cmd->text, a->k,
+                         a->send_failed ? "its command channel is closed" : "it was sent EOF");
         a->refusal_shown = 1;
         return 0;
     }
@@ -103,8 +105,9 @@ int ctl_agent_send(ctl_agent *a, const ctl_command *cmd, uint32_t serial)
         int e = w < 0 ? errno : EAGAIN;
         if (!a->send_failed)
             ctl_util_err("cannot send '%s' to agent %u: %s; no more commands go to it",
-                    cmd->text, a->k,
-                    e == EAGAIN || e == EWOULDBLOCK ? "it is not reading its commands" : strerror(e));
+                         cmd->text, a->k,
+                         e == EAGAIN || e == EWOULDBLOCK ? "it is not reading its commands"
+                                                         : strerror(e));
         a->send_failed = 1;
         a->cmds_closed = 1;
         shutdown(a->fd, SHUT_WR);

@@ -85,7 +85,8 @@ static void ctl_rec_held_show(ctl_rec *r, const uint64_t *names, unsigned nnames
             is_name |= names[j] == r->held[i];
         char msg[CTL_NAME_MAX + 1];
         if (!is_name)
-            ctl_rec_say(r, "message: %s", ctl_names_utf8(r->names, r->held[i], 0, msg, sizeof msg, "?"));
+            ctl_rec_say(r, "message: %s",
+                        ctl_names_utf8(r->names, r->held[i], 0, msg, sizeof msg, "?"));
     }
     r->nheld = 0;
 }
@@ -94,7 +95,7 @@ static void ctl_rec_malformed(ctl_rec *r, const char *name, uint64_t need)
 {
     if (ctl_rec_odd(r))
         ctl_rec_say(r, "%s: malformed record, length %" PRIu32 " (its layout needs %" PRIu64 ")",
-                 name, r->len, need);
+                    name, r->len, need);
 }
 
 static void ctl_rec_alloc_sites(ctl_rec *r, const uint8_t *b, size_t have)
@@ -127,9 +128,9 @@ static void ctl_rec_alloc_sites(ctl_rec *r, const uint8_t *b, size_t have)
                  name ? name : "?", trace, hr_get_u4(s + 9), hr_get_u4(s + 13));
     }
     ctl_rec_say(r,
-             "ALLOC SITES: %" PRIu32 " sites (cutoff %g%s), live %" PRIu32 " bytes in %" PRIu32
-             " instances, allocated %" PRIu64 " bytes in %" PRIu64 " instances%s",
-             nsites, (double)cutoff, fl, live_bytes, live_inst, alloc_bytes, alloc_inst, top);
+                "ALLOC SITES: %" PRIu32 " sites (cutoff %g%s), live %" PRIu32 " bytes in %" PRIu32
+                " instances, allocated %" PRIu64 " bytes in %" PRIu64 " instances%s",
+                nsites, (double)cutoff, fl, live_bytes, live_inst, alloc_bytes, alloc_inst, top);
 }
 
 static void ctl_rec_cpu_samples(ctl_rec *r, const uint8_t *b, size_t have)
@@ -181,7 +182,7 @@ void ctl_rec_show(ctl_rec *r, uint8_t tag, uint32_t len, const uint8_t *b, size_
     if (!name) {
         if (ctl_rec_odd(r))
             ctl_rec_say(r, "unknown record tag 0x%02x, %" PRIu32 " bytes: written as is", tag,
-                     len);
+                        len);
         return;
     }
     if (have < keep) {
@@ -255,8 +256,8 @@ void ctl_rec_show(ctl_rec *r, uint8_t tag, uint32_t len, const uint8_t *b, size_
         ctl_names_put_thread_obj(r->names, serial, obj);
         ctl_names_put_thread_name(r->names, serial, tname);
         ctl_rec_say(r, "START THREAD %" PRIu32 " \"%s\" (object 0x%" PRIx64 ", group \"%s\")",
-                 serial, ctl_names_utf8(r->names, tname, 0, n1, sizeof n1, "?"), obj,
-                 ctl_names_utf8(r->names, hr_get_id(b + 8 + 2 * id, id), 0, n2, sizeof n2, "?"));
+                    serial, ctl_names_utf8(r->names, tname, 0, n1, sizeof n1, "?"), obj,
+                    ctl_names_utf8(r->names, hr_get_id(b + 8 + 2 * id, id), 0, n2, sizeof n2, "?"));
         return;
     }
     case HPROF_TAG_END_THREAD: {
@@ -288,9 +289,9 @@ void ctl_rec_show(ctl_rec *r, uint8_t tag, uint32_t len, const uint8_t *b, size_
             return;
         }
         ctl_rec_say(r,
-                 "HEAP SUMMARY: live %" PRIu32 " bytes in %" PRIu32 " instances, allocated %" PRIu64
-                 " bytes in %" PRIu64 " instances",
-                 hr_get_u4(b), hr_get_u4(b + 4), hr_get_u8(b + 8), hr_get_u8(b + 16));
+                    "HEAP SUMMARY: live %" PRIu32 " bytes in %" PRIu32
+                    " instances, allocated %" PRIu64 " bytes in %" PRIu64 " instances",
+                    hr_get_u4(b), hr_get_u4(b + 4), hr_get_u8(b + 8), hr_get_u8(b + 16));
         return;
     case HPROF_TAG_CPU_SAMPLES: {
         uint64_t nsamples = len >= CTL_CPU_SAMPLES_FIXED ? hr_get_u4(b + 4) : 0;
@@ -309,10 +310,10 @@ void ctl_rec_show(ctl_rec *r, uint8_t tag, uint32_t len, const uint8_t *b, size_
         }
         uint32_t flags = hr_get_u4(b);
         ctl_rec_say(r,
-                 "CONTROL SETTINGS: flags 0x%" PRIx32 " (alloc traces %s, cpu sampling %s), "
-                 "depth %u",
-                 flags, flags & HPROF_CTRL_ALLOC_TRACES ? "on" : "off",
-                 flags & HPROF_CTRL_CPU_SAMPLING ? "on" : "off", (unsigned)hr_get_u2(b + 4));
+                    "CONTROL SETTINGS: flags 0x%" PRIx32 " (alloc traces %s, cpu sampling %s), "
+                    "depth %u",
+                    flags, flags & HPROF_CTRL_ALLOC_TRACES ? "on" : "off",
+                    flags & HPROF_CTRL_CPU_SAMPLING ? "on" : "off", (unsigned)hr_get_u2(b + 4));
         return;
     }
     default:

@@ -265,7 +265,7 @@ static int ctl_recv_copy_range(ctl_recv *c, uint8_t *buf, uint64_t start, uint64
             continue;
         if (r <= 0) {
             ctl_util_err("cannot read %s back for %s: %s", c->main.path, c->dump.path,
-                    r < 0 ? strerror(errno) : "it is shorter than written");
+                         r < 0 ? strerror(errno) : "it is shorter than written");
             return -1;
         }
         ctl_recv_file_write(c, &c->dump, buf, (size_t)r);
@@ -317,8 +317,9 @@ static void ctl_recv_dump_start(ctl_recv *c, int single)
     snprintf(path, n, "%s.%u", c->main.path, c->ndumps);
     ctl_recv_say(c, "heap dump %u: %s", c->ndumps, path);
     if (c->main.fd < 0 || c->main.failed) {
-        ctl_util_err("%s not written: it would start with what %s holds, which could not be written",
-                path, c->main.path);
+        ctl_util_err("%s not written: it would start with what %s holds, which could not be "
+                     "written",
+                     path, c->main.path);
         *c->status = CTL_EXIT_ERROR;
         return;
     }
@@ -352,10 +353,10 @@ static void ctl_recv_dump_end(ctl_recv *c, const char *why)
     if (why)
         snprintf(cut, sizeof cut, " (incomplete: %s)", why);
     ctl_recv_say(c,
-             "HEAP DUMP %u: %" PRIu64 " %s, %" PRIu64 " bytes, %" PRIu64 " instances, %" PRIu64
-             " arrays, %" PRIu64 " classes, %" PRIu64 " roots%s%s%s",
-             c->ndumps, c->dump_records, c->dump_single ? "HEAP DUMP record" : "segments",
-             c->dump_bytes, s->instances, s->arrays, s->classes, s->roots, where, tail, cut);
+                 "HEAP DUMP %u: %" PRIu64 " %s, %" PRIu64 " bytes, %" PRIu64 " instances, %" PRIu64
+                 " arrays, %" PRIu64 " classes, %" PRIu64 " roots%s%s%s",
+                 c->ndumps, c->dump_records, c->dump_single ? "HEAP DUMP record" : "segments",
+                 c->dump_bytes, s->instances, s->arrays, s->classes, s->roots, where, tail, cut);
     if (c->ndumps >= 2)
         ctl_recv_file_close(c, &c->dump);
     c->dump_open = 0;
@@ -510,8 +511,8 @@ static void ctl_recv_header_done(ctl_recv *c)
     uint64_t ts = hr_get_u8(c->head + HPROF_MAGIC_LEN + 5);
     if (idsz != 4 && idsz != 8) {
         ctl_recv_say(c,
-                 "format: %.*s with id size %" PRIu32 " (not 4 or 8): written as is, not shown",
-                 (int)HPROF_MAGIC_LEN, (const char *)c->head, idsz);
+                     "format: %.*s with id size %" PRIu32 " (not 4 or 8): written as is, not shown",
+                     (int)HPROF_MAGIC_LEN, (const char *)c->head, idsz);
         c->phase = PH_RAW;
         return;
     }
@@ -522,7 +523,7 @@ static void ctl_recv_header_done(ctl_recv *c)
     if (gmtime_r(&t, &tm))
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
     ctl_recv_say(c, "format: binary %.*s, id size %u, created %s", (int)HPROF_MAGIC_LEN,
-             (const char *)c->head, c->idsz, when);
+                 (const char *)c->head, c->idsz, when);
     c->phase = PH_REC_HEADER;
 }
 
@@ -643,11 +644,11 @@ void ctl_recv_end(ctl_recv *c, const char *why)
     ctl_recv_flush(c);
     ctl_recv_file_close(c, &c->main);
     if (c->phase == PH_TEXT)
-        ctl_recv_say(c, "disconnected: %" PRIu64 " bytes, %" PRIu64 " lines%s%s", c->bytes, c->lines,
-                 cut, why);
+        ctl_recv_say(c, "disconnected: %" PRIu64 " bytes, %" PRIu64 " lines%s%s", c->bytes,
+                     c->lines, cut, why);
     else
         ctl_recv_say(c, "disconnected: %" PRIu64 " bytes, %" PRIu64 " records%s%s", c->bytes,
-                 c->records, cut, why);
+                     c->records, cut, why);
 }
 
 int ctl_recv_open(ctl_recv *c, char *path)

@@ -33,7 +33,7 @@ static void fixture_heap_count(fixture_ctx *c, int cls, uint64_t bytes)
  * of values is checked against the chain, so a fixture bug cannot write an
  * instance whose length disagrees with its class. */
 static void fixture_heap_instance(fixture_ctx *c, int cls, hprof_id id, const uint64_t *vals,
-                             unsigned nvals)
+                                  unsigned nvals)
 {
     uint8_t data[FIXTURE_MAX_CHAIN_FIELDS * 8];
     uint32_t len = 0;
@@ -42,7 +42,7 @@ static void fixture_heap_instance(fixture_ctx *c, int cls, hprof_id id, const ui
 
     if (nvals != k->chain_fields) {
         fixture_model_fail(c, "internal: %u values for %s, whose chain has %u fields", nvals,
-                     fx_classes[cls].name, k->chain_fields);
+                           fx_classes[cls].name, k->chain_fields);
         return;
     }
     for (int s = cls; s >= 0; s = fx_classes[s].super) {
@@ -54,8 +54,8 @@ static void fixture_heap_instance(fixture_ctx *c, int cls, hprof_id id, const ui
         }
     }
     if (len != k->data_size) {
-        fixture_model_fail(c, "internal: %s instance is %u bytes, chain says %u", fx_classes[cls].name,
-                     len, k->data_size);
+        fixture_model_fail(c, "internal: %s instance is %u bytes, chain says %u",
+                           fx_classes[cls].name, len, k->data_size);
         return;
     }
     if (cls == FX_SUBNODE) {
@@ -82,24 +82,26 @@ static void fixture_heap_instance(fixture_ctx *c, int cls, hprof_id id, const ui
 }
 
 static void fixture_heap_obj_array(fixture_ctx *c, int cls, hprof_id id, uint32_t n,
-                              const hprof_id *elems)
+                                   const hprof_id *elems)
 {
     hw_obj_array_dump(c->w, id, c->cls[cls].trace, c->cls[cls].id, n, elems);
     fixture_heap_count(c, cls, fixture_heap_align8(2 * c->idsz + 4 + (uint64_t)n * c->idsz));
 }
 
 static void fixture_heap_prim_array(fixture_ctx *c, uint8_t type, hprof_id id, uint32_t n,
-                               const void *elems)
+                                    const void *elems)
 {
     int cls = fx_prim_array_class[type - HPROF_TYPE_BOOLEAN];
     hw_prim_array_dump(c->w, id, c->cls[cls].trace, type, n, elems);
-    fixture_heap_count(c, cls, fixture_heap_align8(2 * c->idsz + 4 + (uint64_t)n * hprof_type_size(type, 4)));
+    fixture_heap_count(
+        c, cls, fixture_heap_align8(2 * c->idsz + 4 + (uint64_t)n * hprof_type_size(type, 4)));
 }
 
 /* A java/lang/String in the JDK 9+ layout: byte[] value + byte coder.
  * Latin-1 text is stored as is (coder 0); anything else as UTF-16 in the
  * host's order, little-endian here, as HotSpot dumps it (coder 1). */
-static void fixture_heap_string_obj(fixture_ctx *c, hprof_id id, hprof_id value_id, const char *utf8)
+static void fixture_heap_string_obj(fixture_ctx *c, hprof_id id, hprof_id value_id,
+                                    const char *utf8)
 {
     uint8_t bytes[2 * 64];
     uint32_t nb = 0, nunits = 0;
@@ -353,8 +355,8 @@ static void fixture_heap_runtime_objects(fixture_ctx *c)
             table[slot] = c->chm_node[p];
         }
         for (int p = 0; p < FIXTURE_NPROPS; p++) {
-            uint64_t v[] = {hash[p], fixture_model_str(c, c->s_pkey[p]), fixture_model_str(c, c->s_pval[p]),
-                            next[p]};
+            uint64_t v[] = {hash[p], fixture_model_str(c, c->s_pkey[p]),
+                            fixture_model_str(c, c->s_pval[p]), next[p]};
             fixture_heap_instance(c, FX_CHM_NODE, c->chm_node[p], v, NELEM(v));
         }
         fixture_heap_obj_array(c, FX_ARR_CHM_NODE, c->chm_table, FIXTURE_PROPS_TABLE, table);
@@ -470,7 +472,8 @@ static int fixture_heap_arrays(fixture_ctx *c)
     /* Object[] of mixed kinds, including a class (by its CLASS DUMP id) and
      * a primitive mirror (an INSTANCE DUMP of java/lang/Class) */
     {
-        hprof_id m[] = {fixture_model_str(c, c->s_fixture), c->nnodes ? fixture_model_node(c, 0) : 0,
+        hprof_id m[] = {fixture_model_str(c, c->s_fixture),
+                        c->nnodes ? fixture_model_node(c, 0) : 0,
                         c->prim[HPROF_TYPE_INT - HPROF_TYPE_BOOLEAN][0], c->cls[FX_NODE].id,
                         c->thread[0], c->props, c->matrix, c->mirror[6], 0, 0};
         fixture_heap_obj_array(c, FX_ARR_OBJECT, c->mixed, NELEM(m), m);

@@ -35,6 +35,7 @@
 
 #include "ctl_agent.h"
 #include "ctl_cmd.h"
+#include "ctl_queue.h"
 #include "ctl_show.h"
 #include "ctl_util.h"
 #include "hc_net.h"
@@ -51,17 +52,9 @@
 /* One read: heap dump segments are ~1 MiB, and big reads keep the syscalls
  * per byte low enough to stream at disk speed. */
 #define CTL_READ_CHUNK (1u << 20)
-#define CTL_STDIN_MAX 4096u          /* one command line read from stdin */
 #define CTL_ACCEPT_PAUSE_S 0.5       /* out of fds: wait before accepting again */
 
 /* ------------------------------------------------------------ the session */
-
-typedef enum ctl_stage { STAGE_ARGS, STAGE_SCRIPT, STAGE_STDIN } ctl_stage;
-
-typedef struct ctl_script_line {
-    char *text;
-    unsigned lineno;
-} ctl_script_line;
 
 typedef struct ctl_ctx {
     /* options */
@@ -73,10 +66,6 @@ typedef struct ctl_ctx {
     unsigned agents_wanted;
     double timeout_s;
     int timeout_given;
-    char **args;
-    size_t nargs;
-    ctl_script_line *lines;
-    size_t nlines;
 
     /* state */
     int lfd[HC_NET_MAX_LISTEN]; /* listening sockets: the first nlfd are open */
@@ -86,8 +75,7 @@ typedef struct ctl_ctx {
     size_t nconns, cap_conns;
     unsigned total; /* agents accepted so far */
     uint32_t serial;
-    ctl_stage stage;
-    size_t pos;
+    ctl_queue queue; /* the commands still to run */
     double start;
     double sleep_until; /* 0: not sleeping */
     /* out of file descriptors: the pending connection stays queued and the
@@ -96,10 +84,6 @@ typedef struct ctl_ctx {
     unsigned wait_agents; /* 0: not waiting for agents */
     double wait_deadline;
     ctl_show show; /* the lines shown, and the text `wait` waits for */
-    int stdin_open;
-    char stdin_buf[CTL_STDIN_MAX];
-    size_t stdin_len;
-    int stdin_overlong;
     uint8_t *rbuf;
     int status; /* CTL_EXIT_ERROR once a file could not be written */
     int quit;
@@ -203,21 +187,6 @@ static void ctl_exec(ctl_ctx *x, const ctl_command *cmd)
     }
 }
 
-/* Runs a command line from stdin: errors are reported, not fatal. */
-static void ctl_exec_line(ctl_ctx *x, char *line)
-{
-    char *t = ctl_cmd_trim(line);
-    if (!t)
-        return;
-    ctl_command cmd;
-    char err[CTL_LINE_MAX];
-    if (ctl_cmd_parse(t, &cmd, err, sizeof err) != 0) {
-        ctl_util_err("%s", err);
-        return;
-    }
-    ctl_exec(x, &cmd);
-}
-
 /* Is a directive still holding the commands back? Ends the program with
  * CTL_EXIT_TIMEOUT when a wait is over without success. */
 static int ctl_blocked(ctl_ctx *x, double now, int *exit_code)
@@ -252,7 +221,7 @@ static int ctl_blocked(ctl_ctx *x, double now, int *exit_code)
         }
         if (now >= x->wait_deadline) {
             ctl_util_err("wait-agents %u: only %u agent(s) connected within %g s", x->wait_agents,
-                    x->total, x->timeout_s);
+                         x->total, x->timeout_s);
             *exit_code = CTL_EXIT_TIMEOUT;
         }
         return 1;
@@ -267,71 +236,11 @@ static void ctl_pump(ctl_ctx *x, int *exit_code)
     while (!x->quit && *exit_code < 0) {
         if (ctl_blocked(x, ctl_util_now(), exit_code))
             return;
-        if (x->stage != STAGE_STDIN && x->total == 0)
-            return; /* arguments and script wait for the first agent */
-        if (x->stage == STAGE_ARGS) {
-            if (x->pos < x->nargs) {
-                ctl_command cmd;
-                char err[CTL_LINE_MAX];
-                /* checked at start-up */
-                if (ctl_cmd_parse(ctl_cmd_trim(x->args[x->pos++]), &cmd, err, sizeof err) == 0)
-                    ctl_exec(x, &cmd);
-                continue;
-            }
-            x->stage = STAGE_SCRIPT;
-            x->pos = 0;
-        }
-        if (x->stage == STAGE_SCRIPT) {
-            if (x->pos < x->nlines) {
-                ctl_command cmd;
-                char err[CTL_LINE_MAX];
-                if (ctl_cmd_parse(x->lines[x->pos++].text, &cmd, err, sizeof err) == 0)
-                    ctl_exec(x, &cmd);
-                continue;
-            }
-            x->stage = STAGE_STDIN;
-        }
-        char *nl = memchr(x->stdin_buf, '\n', x->stdin_len);
-        if (!nl && !x->stdin_open && x->stdin_len) /* a last line without newline */
-            nl = x->stdin_buf + x->stdin_len;
-        if (!nl)
+        ctl_command cmd;
+        if (!ctl_queue_next(&x->queue, x->total > 0, &cmd))
             return;
-        char line[CTL_STDIN_MAX + 1];
-        size_t n = (size_t)(nl - x->stdin_buf);
-        memcpy(line, x->stdin_buf, n);
-        line[n] = '\0';
-        size_t used = n < x->stdin_len ? n + 1 : n;
-        memmove(x->stdin_buf, x->stdin_buf + used, x->stdin_len - used);
-        x->stdin_len -= used;
-        ctl_exec_line(x, line);
+        ctl_exec(x, &cmd);
     }
-}
-
-static void ctl_read_stdin(ctl_ctx *x)
-{
-    if (x->stdin_len == sizeof x->stdin_buf) { /* a line too long: dropped */
-        if (!x->stdin_overlong)
-            ctl_util_err("a command line longer than %u bytes: ignored", CTL_STDIN_MAX);
-        x->stdin_overlong = 1;
-        x->stdin_len = 0;
-    }
-    ssize_t r = read(STDIN_FILENO, x->stdin_buf + x->stdin_len, sizeof x->stdin_buf - x->stdin_len);
-    if (r < 0 && (errno == EINTR || errno == EAGAIN))
-        return;
-    if (r <= 0) {
-        x->stdin_open = 0;
-        return;
-    }
-    if (x->stdin_overlong) { /* skip the rest of the long line */
-        char *nl = memchr(x->stdin_buf, '\n', (size_t)r);
-        if (!nl)
-            return;
-        size_t skip = (size_t)(nl - x->stdin_buf) + 1;
-        memmove(x->stdin_buf, x->stdin_buf + skip, (size_t)r - skip);
-        r -= (ssize_t)skip;
-        x->stdin_overlong = 0;
-    }
-    x->stdin_len += (size_t)r;
 }
 
 /* ------------------------------------------------------------ the loop */
@@ -394,7 +303,7 @@ static int ctl_loop(ctl_ctx *x)
         }
         int directive_pending = x->sleep_until || ctl_show_waiting(&x->show) || x->wait_agents;
         if (exit_code < 0 && x->total >= x->agents_wanted && !x->nconns &&
-            x->stage == STAGE_STDIN && !directive_pending)
+            ctl_queue_at_stdin(&x->queue) && !directive_pending)
             exit_code = x->status;
         if (exit_code >= 0)
             break;
@@ -421,9 +330,7 @@ static int ctl_loop(ctl_ctx *x)
                                         .events = POLLIN };
         /* a full buffer that holds whole lines waits for them to run (a
          * sleep or wait directive holds them back): read no more until then */
-        int with_stdin = x->stage == STAGE_STDIN && x->stdin_open &&
-                         !(x->stdin_len == sizeof x->stdin_buf &&
-                           memchr(x->stdin_buf, '\n', x->stdin_len));
+        int with_stdin = ctl_queue_wants_stdin(&x->queue);
         size_t stdin_at = n;
         if (with_stdin)
             pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
@@ -445,7 +352,7 @@ static int ctl_loop(ctl_ctx *x)
             if (pfd[first + i].revents)
                 ctl_read_agent(x, polled[i]);
         if (with_stdin && pfd[stdin_at].revents)
-            ctl_read_stdin(x);
+            ctl_queue_read_stdin(&x->queue);
         for (int i = 0; i < x->nlfd; i++)
             if (pfd[i].revents & POLLIN)
                 ctl_accept(x, x->lfd[i]);
@@ -534,51 +441,6 @@ static int ctl_usage_error(const char *fmt, ...)
     return CTL_EXIT_USAGE;
 }
 
-/* Reads the script into x->lines, checking every command. */
-static int ctl_load_script(ctl_ctx *x)
-{
-    FILE *f = fopen(x->script, "r");
-    if (!f) {
-        ctl_util_err("cannot read %s: %s", x->script, strerror(errno));
-        return CTL_EXIT_ERROR;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    unsigned lineno = 0;
-    int rc = CTL_EXIT_OK;
-    while (getline(&line, &cap, f) >= 0) {
-        lineno++;
-        char *t = ctl_cmd_trim(line);
-        if (!t)
-            continue;
-        ctl_command cmd;
-        char err[CTL_LINE_MAX];
-        if (ctl_cmd_parse(t, &cmd, err, sizeof err) != 0) {
-            rc = ctl_usage_error("%s:%u: %s", x->script, lineno, err);
-            break;
-        }
-        ctl_script_line *p = realloc(x->lines, (x->nlines + 1) * sizeof *p);
-        char *copy = strdup(t);
-        if (!p || !copy) {
-            free(copy);
-            if (p)
-                x->lines = p;
-            ctl_util_err("out of memory");
-            rc = CTL_EXIT_ERROR;
-            break;
-        }
-        x->lines = p;
-        x->lines[x->nlines++] = (ctl_script_line){ copy, lineno };
-    }
-    if (rc == CTL_EXIT_OK && ferror(f)) {
-        ctl_util_err("cannot read %s: %s", x->script, strerror(errno));
-        rc = CTL_EXIT_ERROR;
-    }
-    free(line);
-    fclose(f);
-    return rc;
-}
-
 /* Fails early when FILE's directory cannot be written. */
 static int ctl_check_out(const char *out)
 {
@@ -655,8 +517,7 @@ static int ctl_is_opt(const char *a, const char *name)
 static int ctl_parse_args(ctl_ctx *x, int argc, char **argv)
 {
     int port_seen = 0, end_of_opts = 0;
-    x->args = calloc((size_t)argc, sizeof *x->args);
-    if (!x->args) {
+    if (ctl_queue_init(&x->queue, (size_t)argc) != 0) {
         ctl_util_err("out of memory");
         return CTL_EXIT_ERROR;
     }
@@ -736,7 +597,7 @@ static int ctl_parse_args(ctl_ctx *x, int argc, char **argv)
         char err[CTL_LINE_MAX];
         if (ctl_cmd_parse(t, &cmd, err, sizeof err) != 0)
             return ctl_usage_error("command '%s': %s", t, err);
-        x->args[x->nargs++] = t;
+        ctl_queue_add_arg(&x->queue, t);
     }
     if (!port_seen)
         return ctl_usage_error("listen needs a PORT");
@@ -761,10 +622,7 @@ static int ctl_is_loopback(const char *addr)
 
 static void ctl_free(ctl_ctx *x)
 {
-    for (size_t i = 0; i < x->nlines; i++)
-        free(x->lines[i].text);
-    free(x->lines);
-    free(x->args);
+    ctl_queue_cleanup(&x->queue);
     free(x->conns);
     ctl_show_cleanup(&x->show);
     free(x->rbuf);
@@ -792,11 +650,14 @@ int main(int argc, char **argv)
     x.out = CTL_DEFAULT_OUT;
     x.agents_wanted = 1;
     x.timeout_s = CTL_DEFAULT_TIMEOUT_S;
-    x.stdin_open = 1;
     ctl_show_init(&x.show);
     int rc = ctl_parse_args(&x, argc, argv);
-    if (rc == CTL_EXIT_OK && x.script)
-        rc = ctl_load_script(&x);
+    if (rc == CTL_EXIT_OK && x.script) {
+        char err[CTL_LINE_MAX];
+        rc = ctl_queue_load_script(&x.queue, x.script, err, sizeof err);
+        if (rc == CTL_EXIT_USAGE)
+            ctl_usage_error("%s", err);
+    }
     if (rc == CTL_EXIT_OK)
         rc = ctl_check_out(x.out);
     if (rc == CTL_EXIT_OK && !(x.rbuf = malloc(CTL_READ_CHUNK))) {
@@ -824,8 +685,8 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (!ctl_is_loopback(x.bind)) /* on stderr: not for scripts, for the person */
         ctl_util_err("warning: listening on %s: anyone who can reach port %u can connect as an "
-                "agent and have what it sends written to %s (there is no authentication)",
-                strcmp(x.bind, "*") ? x.bind : "every address of this machine", x.port, x.out);
+                     "agent and have what it sends written to %s (there is no authentication)",
+                     strcmp(x.bind, "*") ? x.bind : "every address of this machine", x.port, x.out);
     if (x.port_file && ctl_write_port_file(x.port_file, x.port) != 0) {
         ctl_free(&x);
         return CTL_EXIT_ERROR;

@@ -46,7 +46,6 @@ typedef struct ctl_range {
     uint64_t start, end;
 } ctl_range;
 
-
 struct ctl_recv {
     unsigned k; /* 1-based, in accept order */
     ctl_show *show;
@@ -305,6 +304,10 @@ static void ctl_recv_dump_start(ctl_recv *c, int single)
     ctl_scan_init(&c->scan, c->idsz);
     if (c->ndumps < 2)
         return;
+    if (!c->main.path) { /* never opened (ctl_recv_open): no file to split */
+        c->dump = (ctl_file){ -1, NULL, 1 };
+        return;
+    }
     ctl_recv_flush(c); /* the main file is read back for the prelude */
     size_t n = strlen(c->main.path) + 16;
     char *path = malloc(n);
@@ -607,7 +610,12 @@ void ctl_recv_free(ctl_recv *c)
     if (!c)
         return;
     ctl_rec_cleanup(&c->view);
-    free(c->main.path); /* NULL once ctl_recv_end closed the files */
+    /* closed and NULL once ctl_recv_end finished the files */
+    if (c->main.fd >= 0)
+        close(c->main.fd);
+    if (c->dump.fd >= 0)
+        close(c->dump.fd);
+    free(c->main.path);
     free(c->dump.path);
     free(c->rec);
     free(c->ranges);

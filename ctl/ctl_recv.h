@@ -29,7 +29,8 @@ ctl_recv *ctl_recv_new(unsigned k, ctl_show *show, int *status);
 
 /* Opens the agent's file at path (malloc'd, taken over, freed with the
  * receiver) by libhprofwriter's rules for output files. 0, or -1 once
- * reported: the stream is still received and shown, not written. */
+ * reported: the stream is still received and shown, not written. A
+ * receiver never opened (fuzzing) writes no file: it only shows lines. */
 int ctl_recv_open(ctl_recv *c, char *path);
 
 /* Everything the agent sent in one read (buf may be reused after). */
@@ -39,6 +40,8 @@ void ctl_recv_feed(ctl_recv *c, const uint8_t *buf, size_t n);
  * files and shows "disconnected: ..." with why appended. */
 void ctl_recv_end(ctl_recv *c, const char *why);
 
+/* Frees the receiver (NULL is fine); files still open are closed as they
+ * are, unfinished: call ctl_recv_end first. */
 void ctl_recv_free(ctl_recv *c);
 
 /* The id size commands to this agent use: its stream's, or 8 (the

@@ -10,10 +10,11 @@
  * The agent is a TCP client: it connects here, sends its whole profile output
  * (binary HPROF or the original's text layout) and reads commands (hc_proto.h)
  * from the same socket. This file owns the options, the agents' list, the
- * order the commands run in (the command line, a script with sleep/wait
- * directives, then stdin) and the loop; ctl/ does the rest (ctl_agent: one
- * connection; ctl_recv: its stream into files; ctl_rec: the lines shown;
- * ctl_cmd: the command language).
+ * directives that pace the commands (sleep, wait, wait-agents) and the loop;
+ * ctl/ does the rest (ctl_agent: one connection; ctl_recv: its stream into
+ * files; ctl_rec: the lines shown; ctl_cmd: the command language;
+ * ctl_queue: the commands still to run, from the command line, then a
+ * script, then stdin).
  *
  * Design: one thread and one poll() loop. A 1 MiB read buffer is shared by
  * every connection, each of which is a resumable parser in bounded memory
@@ -52,7 +53,7 @@
 /* One read: heap dump segments are ~1 MiB, and big reads keep the syscalls
  * per byte low enough to stream at disk speed. */
 #define CTL_READ_CHUNK (1u << 20)
-#define CTL_ACCEPT_PAUSE_S 0.5       /* out of fds: wait before accepting again */
+#define CTL_ACCEPT_PAUSE_S 0.5 /* out of fds: wait before accepting again */
 
 /* ------------------------------------------------------------ the session */
 

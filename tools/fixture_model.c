@@ -99,7 +99,7 @@ const fixture_classdef fx_classes[FX_NCLASSES] = {
 };
 
 const int fx_prim_array_class[8] = {FX_ARR_Z, FX_ARR_C, FX_ARR_F, FX_ARR_D,
-                                           FX_ARR_B, FX_ARR_S, FX_ARR_I, FX_ARR_J};
+                                    FX_ARR_B, FX_ARR_S, FX_ARR_I, FX_ARR_J};
 static const char *const fx_prim_names[9] = {"boolean", "char",  "float", "double", "byte",
                                              "short",   "int",   "long",  "void"};
 
@@ -130,12 +130,12 @@ const uint32_t fx_trace_thread[FX_NTRACES + 1] = {
     [FX_TRACE_EMPTY] = 0, [FX_TRACE_MAIN] = 1, [FX_TRACE_WORKER1] = 2,
     [FX_TRACE_WORKER2] = 3, [FX_TRACE_ALLOC] = 1, [FX_TRACE_SHORT] = 4};
 const int fx_trace_order[FX_NTRACES - 1] = {FX_TRACE_MAIN, FX_TRACE_ALLOC, FX_TRACE_WORKER1,
-                                                   FX_TRACE_WORKER2, FX_TRACE_SHORT};
+                                            FX_TRACE_WORKER2, FX_TRACE_SHORT};
 
 static const char *const fx_thread_names[FIXTURE_NTHREADS] = {"main", "worker-1", "worker-2",
                                                               "short-lived"};
 const uint32_t fx_thread_trace[FIXTURE_NTHREADS] = {FX_TRACE_MAIN, FX_TRACE_WORKER1,
-                                                           FX_TRACE_WORKER2, FX_TRACE_SHORT};
+                                                    FX_TRACE_WORKER2, FX_TRACE_SHORT};
 
 const char *const fx_prop_keys[FIXTURE_NPROPS] = {
     "java.version", "java.vm.name", "java.vendor",       "os.name",

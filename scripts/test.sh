@@ -67,7 +67,7 @@ rm -rf build/fuzz
 CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPROF_FUZZ=ON -DHPROF_TESTS=ON \
   >/dev/null
 cmake --build build/fuzz -j"$jobs" --target fuzz_reader fuzz_opts fuzz_cmd fuzz_convert fuzz_asm \
-  fuzz_asm_roundtrip
+  fuzz_asm_roundtrip fuzz_ctl
 # inputs that once crashed or misled the reader: each must now run clean
 build/fuzz/tests/fuzz/fuzz_reader tests/fuzz/crashes/* 2>&1 | tail -n 2
 work=$(mktemp -d)
@@ -102,6 +102,11 @@ cp -r "$root"/tests/fuzz/corpus/. "$root"/tests/fuzz/crashes/. "$work/rt"/ 2>/de
 build/fuzz/tests/fuzz/fuzz_asm_roundtrip -max_total_time=10 -max_len=65536 -artifact_prefix="$work/" \
   "$work/rt" 2>&1 | tail -n 2
 echo "fuzz: asm(disasm(X)) == X for 10 s of inputs (text round trip)"
+mkdir -p "$work/ctl"
+cp -r "$root"/tests/fuzz/corpus/. "$work/ctl"/ 2>/dev/null || true
+build/fuzz/tests/fuzz/fuzz_ctl -max_total_time=10 -max_len=65536 -artifact_prefix="$work/" \
+  "$work/ctl" 2>&1 | tail -n 2
+echo "fuzz: no crash in 10 s (hprof-ctl's stream receiver, scanner and command parser)"
 
-echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 6 fuzz runs"
-echo "$((n_main + n_stress + n_asan + 6)) passed, 0 failed"
+echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 7 fuzz runs"
+echo "$((n_main + n_stress + n_asan + 7)) passed, 0 failed"

@@ -78,6 +78,7 @@ enum hprof_sub {
     HPROF_GC_ROOT_VM_INTERNAL = 0x8D,       /* id obj */
     HPROF_GC_ROOT_JNI_MONITOR = 0x8E,       /* id obj, u4 thread, u4 frame */
     HPROF_GC_ROOT_UNREACHABLE = 0x90,       /* id obj */
+    HPROF_GC_PRIM_ARRAY_NODATA_DUMP = 0xC3, /* id arr, u4 trace, u4 n, u1 type; no elements */
     HPROF_GC_HEAP_DUMP_INFO = 0xFE,         /* u4 heap type, id heap name */
     HPROF_GC_ROOT_UNKNOWN = 0xFF            /* id obj */
 };

@@ -9,6 +9,10 @@
  *    redacted UTF8): zones are listed, and the input is copied to a 4 MiB
  *    buffer in large blocks, the zones memset on the copy, the block written
  *    once. The output therefore has the input's size and layout exactly;
+ *  - the blocks are written by a thread of the redactor's own, so the
+ *    kernel's copy into the page cache (half the time on one core) runs
+ *    while the next block is made; the write callback is called from that
+ *    thread, in order (or from the caller's if the thread cannot start);
  *  - every class's instance layout is computed once: the list of byte ranges
  *    of its primitive fields (its own and its superclasses', merged when
  *    adjacent), so an INSTANCE DUMP costs one class lookup and a few zones.
@@ -32,6 +36,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +51,7 @@
 #include "hu_map.h"
 
 #define RD_BUF (4u << 20)   /* output block */
+#define RD_NBUF 3u          /* output blocks in flight (writer thread) */
 #define RD_ZMAX 65536u      /* zones listed before a flush */
 #define RD_FILL_UTF8 '*'    /* what a redacted UTF8 byte becomes */
 
@@ -87,6 +93,12 @@ struct redact {
     const uint8_t *in;
     uint64_t len;
     unsigned id;
+    /* the input is a file mapping of our own: pages behind the walk are
+     * unmapped from the process as it goes (they stay in the page cache),
+     * so the resident set does not grow with the file */
+    int drop_ok;
+    uint64_t dropped;   /* input offset below which pages were dropped */
+    uint64_t next_drop; /* where the walk next drops pages */
     /* tables */
     hu_map class_ix;   /* class id -> index in classes */
     rd_class *classes;
@@ -102,7 +114,14 @@ struct redact {
     /* output */
     redact_write_fn write;
     void *wctx;
-    uint8_t *buf;
+    uint8_t *buf[RD_NBUF];
+    size_t blen[RD_NBUF];
+    pthread_t wthread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int threaded;      /* the writer thread runs */
+    unsigned qhead, qn; /* queued blocks: qn of them from qhead */
+    int wdone, werr;   /* no more blocks; the writer's first errno */
     rd_zone *z;
     size_t nz;
     uint64_t span; /* input offset the next flush starts at */
@@ -115,6 +134,12 @@ struct redact {
     int err_input;
     redact_stats st;
 };
+
+/* hr_get_id, inlined: it runs several times per object */
+static inline hprof_id rd_id(const uint8_t *p, unsigned id)
+{
+    return id == 8 ? hr_get_u8(p) : hr_get_u4(p);
+}
 
 /* ------------------------------------------------------------- errors */
 
@@ -187,7 +212,8 @@ void redact_cleanup(redact *r)
     free(r->classes);
     free(r->ranges);
     free(r->orefs);
-    free(r->buf);
+    for (unsigned i = 0; i < RD_NBUF; i++)
+        free(r->buf[i]);
     free(r->z);
     free(r);
 }
@@ -353,7 +379,7 @@ static int redact_layout(redact *r, rd_class *c)
         uint64_t kflags = nm ? redact_name_flags(r, *nm) : 0;
         const uint8_t *p = r->in + k->fields_off;
         for (uint16_t i = 0; i < k->nfields; i++) {
-            hprof_id fname = hr_get_id(p, id);
+            hprof_id fname = rd_id(p, id);
             unsigned t = p[id];
             p += id + 1;
             unsigned sz = hprof_type_size(t, id);
@@ -393,25 +419,98 @@ static int redact_layout(redact *r, rd_class *c)
 
 /* ------------------------------------------------------------ output */
 
+static void *redact_writer(void *arg)
+{
+    redact *r = arg;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        while (r->qn == 0 && !r->wdone)
+            pthread_cond_wait(&r->cv, &r->mu);
+        if (r->qn == 0)
+            break;
+        unsigned i = r->qhead;
+        int skip = r->werr != 0;
+        pthread_mutex_unlock(&r->mu);
+        int e = skip ? 0 : r->write(r->wctx, r->buf[i], r->blen[i]);
+        pthread_mutex_lock(&r->mu);
+        if (e && !r->werr)
+            r->werr = e;
+        r->qhead = (r->qhead + 1) % RD_NBUF;
+        r->qn--;
+        pthread_cond_broadcast(&r->cv);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+/* A free output block (waits for the writer thread), or -1 after an error. */
+static int redact_block(redact *r, unsigned *idx)
+{
+    if (!r->threaded) {
+        *idx = 0;
+        return r->werr ? -1 : 0;
+    }
+    pthread_mutex_lock(&r->mu);
+    while (r->qn == RD_NBUF && !r->werr)
+        pthread_cond_wait(&r->cv, &r->mu);
+    *idx = (r->qhead + r->qn) % RD_NBUF;
+    int e = r->werr;
+    pthread_mutex_unlock(&r->mu);
+    return e ? -1 : 0;
+}
+
+static void redact_block_done(redact *r, unsigned idx, size_t n)
+{
+    if (!r->threaded) {
+        int e = r->write(r->wctx, r->buf[0], n);
+        if (e && !r->werr)
+            r->werr = e;
+        return;
+    }
+    pthread_mutex_lock(&r->mu);
+    r->blen[idx] = n;
+    r->qn++;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* Waits for the writer thread to write everything; the first write error. */
+static int redact_writer_stop(redact *r)
+{
+    if (r->threaded) {
+        pthread_mutex_lock(&r->mu);
+        r->wdone = 1;
+        pthread_cond_broadcast(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+        pthread_join(r->wthread, NULL);
+        pthread_mutex_destroy(&r->mu);
+        pthread_cond_destroy(&r->cv);
+        r->threaded = 0;
+    }
+    return r->werr;
+}
+
 static int redact_flush(redact *r, uint64_t upto)
 {
     uint64_t p = r->span;
     size_t zi = 0;
     while (p < upto) {
+        unsigned bi;
+        if (redact_block(r, &bi))
+            return redact_fail(r, 0, "write: %s", strerror(r->werr));
+        uint8_t *buf = r->buf[bi];
         size_t n = upto - p > RD_BUF ? RD_BUF : (size_t)(upto - p);
-        memcpy(r->buf, r->in + p, n);
+        memcpy(buf, r->in + p, n);
         while (zi < r->nz && r->z[zi].start < p + n) {
             uint64_t s = r->z[zi].start > p ? r->z[zi].start : p;
             uint64_t e = r->z[zi].end < p + n ? r->z[zi].end : p + n;
-            memset(r->buf + (s - p), r->z[zi].fill, (size_t)(e - s));
+            memset(buf + (s - p), r->z[zi].fill, (size_t)(e - s));
             if (r->z[zi].end <= p + n)
                 zi++;
             else
                 break;
         }
-        int e = r->write(r->wctx, r->buf, n);
-        if (e)
-            return redact_fail(r, 0, "write: %s", strerror(e));
+        redact_block_done(r, bi, n);
         p += n;
     }
     r->span = upto;
@@ -452,8 +551,8 @@ static int redact_class_dump(redact *r, int pass, uint64_t p, uint64_t end, uint
     uint64_t q = p + 1 + HPROF_CLASS_DUMP_FIXED(id);
     if (q + 2 > end)
         return redact_trunc(r, p, "CLASS DUMP");
-    hprof_id cid = hr_get_id(in + p + 1, id);
-    hprof_id super = hr_get_id(in + p + 1 + id + 4, id);
+    hprof_id cid = rd_id(in + p + 1, id);
+    hprof_id super = rd_id(in + p + 1 + id + 4, id);
     rd_class *c = pass == RD_PRE ? NULL : redact_class(r, cid);
     int glob_statics = pass == RD_KEEP1 && c && c->glob;
     /* constant pool */
@@ -489,7 +588,7 @@ static int redact_class_dump(redact *r, int pass, uint64_t p, uint64_t end, uint
                                (unsigned long long)p, t);
         if (q + id + 1 + sz > end)
             return redact_trunc(r, p, "CLASS DUMP statics");
-        if (pass == RD_PRE && redact_names_or(r, hr_get_id(in + q, id), RD_N_FIELDNAME))
+        if (pass == RD_PRE && redact_names_or(r, rd_id(in + q, id), RD_N_FIELDNAME))
             return -1;
         if (pass == RD_OUT && t != HPROF_TYPE_OBJECT) {
             if (redact_zone(r, q + id + 1, q + id + 1 + sz, 0))
@@ -497,7 +596,7 @@ static int redact_class_dump(redact *r, int pass, uint64_t p, uint64_t end, uint
             r->st.statics_zeroed++;
         }
         if (glob_statics && t == HPROF_TYPE_OBJECT) {
-            hprof_id ref = hr_get_id(in + q + id + 1, id);
+            hprof_id ref = rd_id(in + q + id + 1, id);
             if (ref && redact_set_add(r, &r->cand, ref))
                 return -1;
         }
@@ -516,7 +615,7 @@ static int redact_class_dump(redact *r, int pass, uint64_t p, uint64_t end, uint
         if (t != HPROF_TYPE_OBJECT && !hprof_type_is_primitive(t))
             return redact_fail(r, 1, "offset %llu: CLASS DUMP instance field of bad type %u",
                                (unsigned long long)p, t);
-        if (pass == RD_PRE && redact_names_or(r, hr_get_id(in + q, id), RD_N_FIELDNAME))
+        if (pass == RD_PRE && redact_names_or(r, rd_id(in + q, id), RD_N_FIELDNAME))
             return -1;
         q += id + 1;
     }
@@ -542,7 +641,7 @@ static int redact_instance(redact *r, int pass, uint64_t p, uint64_t end, uint64
     *next = vals + nbytes;
     if (pass == RD_PRE)
         return 0;
-    hprof_id cid = hr_get_id(in + p + 1 + id + 4, id);
+    hprof_id cid = rd_id(in + p + 1 + id + 4, id);
     rd_class *c = redact_class(r, cid);
     if (!c)
         return redact_fail(r, 1,
@@ -560,23 +659,23 @@ static int redact_instance(redact *r, int pass, uint64_t p, uint64_t end, uint64
                            (unsigned long long)p, (unsigned long long)cid, nbytes, c->size);
     if (pass == RD_KEEP1) {
         if (r->keep_thread_names && c->thread_name_off >= 0) {
-            hprof_id ref = hr_get_id(in + vals + c->thread_name_off, id);
+            hprof_id ref = rd_id(in + vals + c->thread_name_off, id);
             if (ref && redact_set_add(r, &r->cand, ref))
                 return -1;
         }
         for (uint32_t i = 0; i < c->ocount; i++) {
-            hprof_id ref = hr_get_id(in + vals + r->orefs[c->ofirst + i], id);
+            hprof_id ref = rd_id(in + vals + r->orefs[c->ofirst + i], id);
             if (ref && redact_set_add(r, &r->cand, ref))
                 return -1;
         }
         return 0;
     }
-    hprof_id oid = hr_get_id(in + p + 1, id);
+    hprof_id oid = rd_id(in + p + 1, id);
     if (pass == RD_KEEP2) {
         if (c->is_string && c->string_value_off >= 0 && hu_map_get(&r->cand, oid)) {
             if (redact_set_add(r, &r->kept_str, oid))
                 return -1;
-            hprof_id arr = hr_get_id(in + vals + c->string_value_off, id);
+            hprof_id arr = rd_id(in + vals + c->string_value_off, id);
             if (arr && redact_set_add(r, &r->kept_arr, arr))
                 return -1;
         }
@@ -597,11 +696,31 @@ static int redact_instance(redact *r, int pass, uint64_t p, uint64_t end, uint64
     return 0;
 }
 
+#define RD_DROP_STEP (16u << 20)
+
+static void redact_drop(redact *r, int pass, uint64_t p)
+{
+    /* the output still copies from r->span on */
+    uint64_t upto = pass == RD_OUT && r->span < p ? r->span : p;
+    upto &= ~(uint64_t)((1u << 21) - 1);
+    if (upto > r->dropped) {
+        madvise((void *)(r->in + r->dropped), (size_t)(upto - r->dropped), MADV_DONTNEED);
+        r->dropped = upto;
+    }
+}
+
 static int redact_subs(redact *r, int pass, uint64_t p, uint64_t end)
 {
+
     unsigned id = r->id;
     const uint8_t *in = r->in;
     while (p < end) {
+        /* the walk jumps from object to object: ask for the bytes ahead */
+        __builtin_prefetch(in + p + 1024);
+        if (p > r->next_drop) {
+            redact_drop(r, pass, p);
+            r->next_drop = p + RD_DROP_STEP;
+        }
         uint8_t tag = in[p];
         uint64_t size = 0;
         switch (tag) {
@@ -625,7 +744,7 @@ static int redact_subs(redact *r, int pass, uint64_t p, uint64_t end)
             size = 1 + 4 + id;
             /* the heap's name ("app", "image", "zygote"): a name, kept */
             if (pass == RD_PRE && p + size <= end &&
-                redact_names_or(r, hr_get_id(in + p + 5, id), RD_N_FIELDNAME))
+                redact_names_or(r, rd_id(in + p + 5, id), RD_N_FIELDNAME))
                 return -1;
             break;
         case HPROF_GC_PRIM_ARRAY_NODATA_DUMP: size = 1 + id + 4 + 4 + 1; break;
@@ -663,7 +782,7 @@ static int redact_subs(redact *r, int pass, uint64_t p, uint64_t end)
             if (e > end)
                 return redact_trunc(r, p, "PRIMITIVE ARRAY DUMP");
             if (pass == RD_OUT) {
-                if (r->keeping && hu_map_get(&r->kept_arr, hr_get_id(in + p + 1, id))) {
+                if (r->keeping && hu_map_get(&r->kept_arr, rd_id(in + p + 1, id))) {
                     r->st.arrays_kept++;
                 } else {
                     if (redact_zone(r, h, e, 0))
@@ -719,6 +838,8 @@ static int redact_pass(redact *r, int pass)
     unsigned id = r->id;
     uint64_t p = HPROF_HEADER_SIZE;
     r->st.passes++;
+    r->dropped = 0;
+    r->next_drop = r->drop_ok ? RD_DROP_STEP : UINT64_MAX;
     r->last_cls = NULL;
     while (p < len) {
         if (len - p < HPROF_RECORD_HEADER_SIZE)
@@ -728,16 +849,20 @@ static int redact_pass(redact *r, int pass)
         uint64_t b = p + HPROF_RECORD_HEADER_SIZE, e = b + rlen;
         if (e > len)
             return redact_trunc(r, p, "record");
+        if (p > r->next_drop) {
+            redact_drop(r, pass, p);
+            r->next_drop = p + RD_DROP_STEP;
+        }
         switch (tag) {
         case HPROF_TAG_UTF8:
             if (rlen < id)
                 return redact_fail(r, 1, "offset %llu: UTF8 record shorter than an id",
                                    (unsigned long long)p);
             if (pass == RD_NAMES &&
-                redact_utf8_names(r, hr_get_id(in + b, id), in + b + id, (uint32_t)(rlen - id)))
+                redact_utf8_names(r, rd_id(in + b, id), in + b + id, (uint32_t)(rlen - id)))
                 return -1;
             if (pass == RD_OUT) {
-                hprof_id uid = hr_get_id(in + b, id);
+                hprof_id uid = rd_id(in + b, id);
                 int keep = (redact_name_flags(r, uid) & (RD_N_CLASSNAME | RD_N_FIELDNAME)) != 0 ||
                            (rlen - id >= 12 && memcmp(in + b + id, "HPROF SITES ", 12) == 0);
                 if (!keep && rlen > id) {
@@ -752,8 +877,8 @@ static int redact_pass(redact *r, int pass)
                 return redact_fail(r, 1, "offset %llu: LOAD CLASS of length %llu",
                                    (unsigned long long)p, (unsigned long long)rlen);
             if (pass == RD_PRE) {
-                hprof_id nid = hr_get_id(in + b + 8 + id, id);
-                if (hu_map_put(&r->load_name, hr_get_id(in + b + 4, id), nid))
+                hprof_id nid = rd_id(in + b + 8 + id, id);
+                if (hu_map_put(&r->load_name, rd_id(in + b + 4, id), nid))
                     return redact_fail(r, 0, "out of memory");
                 if (redact_names_or(r, nid, RD_N_CLASSNAME))
                     return -1;
@@ -765,7 +890,7 @@ static int redact_pass(redact *r, int pass)
                                    (unsigned long long)p, (unsigned long long)rlen);
             if (pass == RD_PRE)
                 for (unsigned i = 1; i <= 3; i++)
-                    if (redact_names_or(r, hr_get_id(in + b + i * id, id), RD_N_FIELDNAME))
+                    if (redact_names_or(r, rd_id(in + b + i * id, id), RD_N_FIELDNAME))
                         return -1;
             break;
         case HPROF_TAG_START_THREAD:
@@ -775,7 +900,7 @@ static int redact_pass(redact *r, int pass)
             if (pass == RD_PRE && r->keep_thread_names) {
                 uint64_t q = b + 4 + id + 4;
                 for (unsigned i = 0; i < 3; i++)
-                    if (redact_names_or(r, hr_get_id(in + q + i * id, id), RD_N_FIELDNAME))
+                    if (redact_names_or(r, rd_id(in + q + i * id, id), RD_N_FIELDNAME))
                         return -1;
             }
             break;
@@ -851,15 +976,29 @@ int redact_run(redact *r, const uint8_t *in, size_t len, redact_write_fn out, vo
     if (r->keeping && (redact_pass(r, RD_KEEP1) || redact_pass(r, RD_KEEP2)))
         return -1;
     hu_map_cleanup(&r->cand);
-    r->buf = malloc(RD_BUF);
+    for (unsigned i = 0; i < RD_NBUF; i++)
+        if (!(r->buf[i] = malloc(RD_BUF)))
+            return redact_fail(r, 0, "out of memory");
     r->z = malloc(RD_ZMAX * sizeof *r->z);
-    if (!r->buf || !r->z)
+    if (!r->z)
         return redact_fail(r, 0, "out of memory");
     r->span = 0;
     r->nz = 0;
-    if (redact_pass(r, RD_OUT) || redact_flush(r, r->len))
-        return -1;
-    return 0;
+    if (pthread_mutex_init(&r->mu, NULL) == 0) {
+        if (pthread_cond_init(&r->cv, NULL) == 0) {
+            if (pthread_create(&r->wthread, NULL, redact_writer, r) == 0)
+                r->threaded = 1;
+            else
+                pthread_cond_destroy(&r->cv);
+        }
+        if (!r->threaded)
+            pthread_mutex_destroy(&r->mu);
+    }
+    int rc = redact_pass(r, RD_OUT) || redact_flush(r, r->len) ? -1 : 0;
+    int e = redact_writer_stop(r);
+    if (e)
+        return redact_fail(r, 0, "write: %s", strerror(e));
+    return rc;
 }
 
 /* ------------------------------------------------------------- files */
@@ -978,6 +1117,7 @@ int redact_file(redact *r, const char *in_path, const char *out_path)
         }
         madvise(m, len, MADV_SEQUENTIAL);
         map = m;
+        r->drop_ok = 1;
     }
     if (src != 0)
         close(src);

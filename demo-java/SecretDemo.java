@@ -18,7 +18,8 @@ import java.util.concurrent.CountDownLatch;
  *    the field label = "config-field-KEEP-B" (for --keep-strings);
  *  - a thread named "worker-THREADNAME-6021" (a Thread subclass, SecretDemo$Worker)
  *    parked (for --keep-thread-names).
- * main prints "ready" and waits SECONDS (default 60) or until stdin closes.
+ * main prints "ready" and waits until stdin closes (or SECONDS pass, default 60:
+ * then it exits at once).
  *
  * usage: java SecretDemo [SECONDS]
  */
@@ -68,14 +69,17 @@ public class SecretDemo {
         w.start();
         System.out.println("ready");
         System.out.flush();
-        long end = System.nanoTime() + seconds * 1_000_000_000L;
-        while (System.nanoTime() < end && System.in.available() >= 0) {
-            if (System.in.available() == 0) {
-                Thread.sleep(50);
-                continue;
+        Thread timer = new Thread(() -> {
+            try {
+                Thread.sleep(seconds * 1000L);
+            } catch (InterruptedException e) {
+                return;
             }
-            if (System.in.read() < 0)
-                break;
+            System.exit(0);
+        }, "timer");
+        timer.setDaemon(true);
+        timer.start();
+        while (System.in.read() >= 0) {
         }
         stop.countDown();
         w.join();

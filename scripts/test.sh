@@ -7,7 +7,7 @@
 #     target built, the agent against clang's shared runtime) and the unit
 #     tests under them (about 20 s: clang's UBSan checks what gcc's does not),
 #  3. a libFuzzer build and short fuzz runs of the reader and verifier, the
-#     agent's options and the net= command codec.
+#     agent's options, the net= command codec and the redactor.
 # Build trees go to build/test, build/asan, build/clang-asan, build/fuzz
 # (recreated each run).
 # FUZZ_SECONDS (default 30) sets the fuzz run's length.
@@ -65,7 +65,7 @@ echo "== 3/3: libFuzzer run of the reader and verifier (${FUZZ_SECONDS:-30} s)"
 rm -rf build/fuzz
 CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPROF_FUZZ=ON -DHPROF_TESTS=ON \
   >/dev/null
-cmake --build build/fuzz -j"$jobs" --target fuzz_reader fuzz_opts fuzz_cmd
+cmake --build build/fuzz -j"$jobs" --target fuzz_reader fuzz_opts fuzz_cmd fuzz_redact
 # inputs that once crashed or misled the reader: each must now run clean
 build/fuzz/tests/fuzz/fuzz_reader tests/fuzz/crashes/* 2>&1 | tail -n 2
 work=$(mktemp -d)
@@ -80,6 +80,12 @@ echo "fuzz: no crash in 10 s (agent options)"
 mkdir -p "$work/cmd"
 build/fuzz/tests/fuzz/fuzz_cmd -max_total_time=10 -artifact_prefix="$work/" "$work/cmd" 2>&1 | tail -n 2
 echo "fuzz: no crash in 10 s (net= command codec)"
+mkdir -p "$work/redact"
+cp -r "$root"/tests/fuzz/corpus/. "$work/redact"/ 2>/dev/null || true
+build/fuzz/tests/fuzz/fuzz_redact tests/fuzz/crashes/* 2>&1 | tail -n 2
+build/fuzz/tests/fuzz/fuzz_redact -max_total_time=10 -max_len=65536 -artifact_prefix="$work/" \
+  "$work/redact" 2>&1 | tail -n 2
+echo "fuzz: no crash in 10 s (redact)"
 
-echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 3 fuzz runs"
-echo "$((n_main + n_stress + n_asan + 3)) passed, 0 failed"
+echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 4 fuzz runs"
+echo "$((n_main + n_stress + n_asan + 4)) passed, 0 failed"

@@ -5,9 +5,12 @@
 # the page cache holds it, then redacts it REPS times into the same directory
 # and prints the median MB/s of input (wall time of the whole command: all
 # passes, the output written to the page cache) and the peak RSS
-# (/usr/bin/time -v). KEEP=1 also times --keep-thread-names --keep-strings
-# 'java.util.*' (two more passes).
-# usage: bench/redact_bench.sh [BUILD_DIR]   env: REPS=5 NODES=15000000 ARRAYS=1000000 JDK=... DIR=...
+# (/usr/bin/time -v). For scale, `cp` of the same file to the same place
+# (the kernel's copy alone, the floor of any tool that writes a new file).
+# KEEP=1 also times --keep-thread-names --keep-strings 'java.util.*' (two
+# more passes). OUT_DIR (default DIR) is where outputs go: /dev/shm takes
+# the disk's writeback out of the figure.
+# usage: bench/redact_bench.sh [BUILD_DIR]   env: REPS=5 NODES=15000000 ARRAYS=1000000 JDK=... DIR=... OUT_DIR=...
 set -euo pipefail
 trap 'echo "redact_bench.sh: failed at line $LINENO" >&2' ERR
 cd "$(dirname "$0")/.."
@@ -22,7 +25,8 @@ NODES=${NODES:-15000000}
 ARRAYS=${ARRAYS:-1000000}
 JDK=${JDK:-/usr/lib/jvm/java-17-openjdk-amd64}
 DIR=${DIR:-$(mktemp -d)}
-trap 'rm -rf "$DIR"/*.hprof* "$DIR"/fifo' EXIT
+OUT_DIR=${OUT_DIR:-$DIR}
+trap 'rm -rf "$DIR"/*.hprof* "$DIR"/fifo "$OUT_DIR"/redact_bench_out.hprof* "$OUT_DIR"/redact_bench_cp.hprof' EXIT
 "$JDK/bin/javac" --release 17 -d "$DIR" bench/java/HeapBench.java
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -38,20 +42,32 @@ wait "$pid" || true
 size=$(stat -c %s "$DIR/in.hprof")
 cat "$DIR/in.hprof" >/dev/null
 echo "redact benchmark: HeapBench $NODES nodes + $ARRAYS int[100], jcmd GC.heap_dump (JDK $("$JDK/bin/java" -version 2>&1 | head -1 | sed -E 's/.*version "([^"]+)".*/\1/')): $size bytes; $REPS runs, medians; $(nproc) cores"
+OUT=$OUT_DIR/redact_bench_out.hprof
+cps=""
+for _ in $(seq "$REPS"); do
+    rm -f "$OUT_DIR/redact_bench_cp.hprof"
+    t0=$(date +%s.%N)
+    cp "$DIR/in.hprof" "$OUT_DIR/redact_bench_cp.hprof"
+    t1=$(date +%s.%N)
+    cps="$cps $(awk -v s="$size" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", s / (b - a) / 1e6 }')"
+done
+rm -f "$OUT_DIR/redact_bench_cp.hprof"
+echo "output to $OUT_DIR"
+printf '%-34s %6s MB/s (runs:%s)\n' "cp (for scale)" "$(echo $cps | tr ' ' '\n' | median)" "$cps"
 run() { # run LABEL ARGS...: median MB/s and peak RSS of REPS runs
     local label=$1
     shift
     local mbs="" rss=""
     for _ in $(seq "$REPS"); do
-        rm -f "$DIR/out.hprof"
+        rm -f "$OUT"
         local t0 t1
         t0=$(date +%s.%N)
-        /usr/bin/time -v "$HPROF" redact "$DIR/in.hprof" -o "$DIR/out.hprof" --quiet "$@" 2>"$DIR/time.txt"
+        /usr/bin/time -v "$HPROF" redact "$DIR/in.hprof" -o "$OUT" --quiet "$@" 2>"$DIR/time.txt"
         t1=$(date +%s.%N)
         mbs="$mbs $(awk -v s="$size" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", s / (b - a) / 1e6 }')"
         rss="$rss $(awk '/Maximum resident set size/ { print $NF }' "$DIR/time.txt")"
     done
-    [ "$(stat -c %s "$DIR/out.hprof")" = "$size" ] || { echo "output size differs"; exit 1; }
+    [ "$(stat -c %s "$OUT")" = "$size" ] || { echo "output size differs"; exit 1; }
     printf '%-34s %6s MB/s (runs:%s)  peak RSS %s KB (mapped input pages included)\n' "$label" \
         "$(echo $mbs | tr ' ' '\n' | median)" "$mbs" "$(echo $rss | tr ' ' '\n' | median)"
 }

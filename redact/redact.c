@@ -19,7 +19,8 @@
  *
  * Passes (each a walk of the mapped input, cheap next to the output):
  *  PRE    class dumps (where they are in the file: before or after their
- *         instances), LOAD CLASS names, and the set of UTF8 ids that are
+ *         instances; redact_file reads only up to the first object, and
+ *         starts again if a class dump comes later), LOAD CLASS names, and the set of UTF8 ids that are
  *         names (classes, fields, statics, FRAME method/signature/source,
  *         Android heap names; thread names with keep_thread_names);
  *  NAMES  top-level records only: the UTF8 texts of the names the layouts
@@ -97,6 +98,13 @@ struct redact {
      * unmapped from the process as it goes (they stay in the page cache),
      * so the resident set does not grow with the file */
     int drop_ok;
+    /* redact_file without keep options: the PRE pass reads sub-records only
+     * up to the first object (HotSpot writes every CLASS DUMP before them),
+     * saving a walk; the output pass then meets a CLASS DUMP (or HEAP DUMP
+     * INFO) past pre_limit only in files of another order: it stops
+     * (`late`), and redact_file starts again with a whole PRE pass */
+    int optimistic, late;
+    uint64_t pre_limit;
     uint64_t dropped;   /* input offset below which pages were dropped */
     uint64_t next_drop; /* where the walk next drops pages */
     /* tables */
@@ -643,6 +651,11 @@ static int redact_instance(redact *r, int pass, uint64_t p, uint64_t end, uint64
         return 0;
     hprof_id cid = rd_id(in + p + 1 + id + 4, id);
     rd_class *c = redact_class(r, cid);
+    if ((!c || c->state != 1) && r->optimistic) {
+        r->late = 1; /* its CLASS DUMP may come later: again, reading them all first */
+        return redact_fail(r, 0, "offset %llu: an object before its CLASS DUMP",
+                           (unsigned long long)p);
+    }
     if (!c)
         return redact_fail(r, 1,
                            "offset %llu: INSTANCE DUMP of class 0x%llx, which has no CLASS DUMP: "
@@ -714,6 +727,8 @@ static int redact_subs(redact *r, int pass, uint64_t p, uint64_t end)
 
     unsigned id = r->id;
     const uint8_t *in = r->in;
+    if (pass == RD_PRE && p >= r->pre_limit)
+        return 0;
     while (p < end) {
         /* the walk jumps from object to object: ask for the bytes ahead */
         __builtin_prefetch(in + p + 1024);
@@ -723,6 +738,20 @@ static int redact_subs(redact *r, int pass, uint64_t p, uint64_t end)
         }
         uint8_t tag = in[p];
         uint64_t size = 0;
+        if (r->optimistic) {
+            int object = tag == HPROF_GC_INSTANCE_DUMP || tag == HPROF_GC_OBJ_ARRAY_DUMP ||
+                         tag == HPROF_GC_PRIM_ARRAY_DUMP || tag == HPROF_GC_PRIM_ARRAY_NODATA_DUMP;
+            if (pass == RD_PRE && object) {
+                r->pre_limit = p;
+                return 0;
+            }
+            if (pass == RD_OUT && p >= r->pre_limit &&
+                (tag == HPROF_GC_CLASS_DUMP || tag == HPROF_GC_HEAP_DUMP_INFO)) {
+                r->late = 1;
+                return redact_fail(r, 0, "offset %llu: a CLASS DUMP after the first object",
+                                   (unsigned long long)p);
+            }
+        }
         switch (tag) {
         case HPROF_GC_ROOT_UNKNOWN:
         case HPROF_GC_ROOT_STICKY_CLASS:
@@ -956,6 +985,8 @@ int redact_run(redact *r, const uint8_t *in, size_t len, redact_write_fn out, vo
     if (r->ran)
         return redact_fail(r, 0, "a redactor runs once");
     r->ran = 1;
+    r->pre_limit = UINT64_MAX;
+    r->late = 0;
     r->in = in;
     r->len = len;
     r->write = out;
@@ -1084,6 +1115,31 @@ static int redact_spool(redact *r, int fd, const char *path)
     return t;
 }
 
+/* Back to the state redact_init left (options kept), for a second run. */
+static void redact_reset(redact *r)
+{
+    hu_map *maps[] = {&r->class_ix, &r->load_name, &r->names, &r->cand, &r->kept_str, &r->kept_arr};
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+        hu_map_cleanup(maps[i]);
+        hu_map_init(maps[i]);
+    }
+    r->nclasses = r->nranges = r->norefs = 0;
+    for (unsigned i = 0; i < RD_NBUF; i++) {
+        free(r->buf[i]);
+        r->buf[i] = NULL;
+    }
+    free(r->z);
+    r->z = NULL;
+    r->nz = 0;
+    r->qhead = r->qn = 0;
+    r->wdone = r->werr = 0;
+    r->last_cls = NULL;
+    r->ran = 0;
+    r->err[0] = '\0';
+    r->err_input = 0;
+    memset(&r->st, 0, sizeof r->st);
+}
+
 int redact_file(redact *r, const char *in_path, const char *out_path)
 {
     int fd = strcmp(in_path, "-") == 0 ? 0 : open(in_path, O_RDONLY);
@@ -1137,7 +1193,20 @@ int redact_file(redact *r, const char *in_path, const char *out_path)
         redact_fail(r, 0, "%s: %s", tmp, strerror(errno));
         goto out;
     }
+    r->optimistic = !r->keeping;
     rc = redact_run(r, map ? map : none, len, redact_write_fd, &o);
+    if (rc != 0 && r->late) {
+        /* CLASS DUMPs after objects: again, with every class read first */
+        uint64_t passes = r->st.passes;
+        redact_reset(r);
+        r->optimistic = 0;
+        if (ftruncate(o.fd, 0) != 0 || lseek(o.fd, 0, SEEK_SET) != 0) {
+            rc = redact_fail(r, 0, "%s: %s", tmp, strerror(errno));
+        } else {
+            rc = redact_run(r, map ? map : none, len, redact_write_fd, &o);
+            r->st.passes += passes;
+        }
+    }
     if (rc == 0 && close(o.fd) != 0) {
         rc = redact_fail(r, 0, "%s: %s", tmp, strerror(errno));
     } else if (rc != 0) {

@@ -5,8 +5,10 @@
  * 1.0.1 single heap dump), and bad input is refused with a message.
  */
 #include <CUnit/CUnit.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "redact/redact.h"
 #include "testutil.h"
@@ -144,6 +146,59 @@ static void test_id4(void) { tr_case(4, 0, 0); }
 static void test_late_classes(void) { tr_case(8, 1, 0); }
 static void test_v101(void) { tr_case(4, 1, 1); }
 
+/* redact_file: a file, its CLASS DUMPs before the objects (one walk of
+ * class dumps up to the first object) or after (the output pass meets a
+ * class dump, and all starts again with every class read first): the same
+ * output as redact_run's; OUT.tmp gone. */
+static void tr_file_case(int late, uint64_t passes)
+{
+    size_t n, m;
+    uint8_t *in = tr_file(8, 0, late, 0, &n);
+    uint8_t *want = tr_file(8, 1, late, 0, &m);
+    char dir[] = "/tmp/test_redact_XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    char ip[64], op[64], tp[64];
+    snprintf(ip, sizeof ip, "%s/in.hprof", dir);
+    snprintf(op, sizeof op, "%s/out.hprof", dir);
+    snprintf(tp, sizeof tp, "%s/out.hprof.tmp", dir);
+    FILE *f = fopen(ip, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fwrite(in, 1, n, f), n);
+    fclose(f);
+    redact *r = redact_init(NULL);
+    CU_ASSERT_EQUAL(redact_file(r, ip, op), 0);
+    CU_ASSERT_EQUAL(redact_get_stats(r)->passes, passes);
+    CU_ASSERT_EQUAL(redact_get_stats(r)->classes, 3);
+    CU_ASSERT_EQUAL(redact_get_stats(r)->utf8_redacted, 3);
+    redact_cleanup(r);
+    uint8_t *got = malloc(n + 1);
+    f = fopen(op, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fread(got, 1, n + 1, f), n);
+    fclose(f);
+    CU_ASSERT(memcmp(got, want, n) == 0);
+    CU_ASSERT_EQUAL(access(tp, F_OK), -1);
+    /* a cut input: refused, nothing left at OUT or OUT.tmp */
+    f = fopen(ip, "wb");
+    CU_ASSERT_EQUAL(fwrite(in, 1, n - 3, f), n - 3);
+    fclose(f);
+    unlink(op);
+    r = redact_init(NULL);
+    CU_ASSERT_EQUAL(redact_file(r, ip, op), -1);
+    CU_ASSERT(redact_error_is_input(r));
+    redact_cleanup(r);
+    CU_ASSERT_EQUAL(access(op, F_OK), -1);
+    CU_ASSERT_EQUAL(access(tp, F_OK), -1);
+    unlink(ip);
+    rmdir(dir);
+    free(got);
+    free(in);
+    free(want);
+}
+
+static void test_file_hotspot_order(void) { tr_file_case(0, 3); }
+static void test_file_late_classes(void) { tr_file_case(1, 6); }
+
 /* START THREAD's names kept with keep_thread_names */
 static void test_keep_thread_names(void)
 {
@@ -230,6 +285,8 @@ static int tr_suites(void)
     if (!s || !CU_add_test(s, "id size 8", test_id8) || !CU_add_test(s, "id size 4", test_id4) ||
         !CU_add_test(s, "class dumps after instances", test_late_classes) ||
         !CU_add_test(s, "1.0.1 single heap dump", test_v101) ||
+        !CU_add_test(s, "file, class dumps first", test_file_hotspot_order) ||
+        !CU_add_test(s, "file, class dumps after objects", test_file_late_classes) ||
         !CU_add_test(s, "keep thread names", test_keep_thread_names) ||
         !CU_add_test(s, "malformed input", test_malformed) || !CU_add_test(s, "glob", test_glob))
         return -1;

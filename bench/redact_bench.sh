@@ -5,7 +5,8 @@
 # the page cache holds it, then redacts it REPS times into the same directory
 # and prints the median MB/s of input (wall time of the whole command: all
 # passes, the output written to the page cache) and the peak RSS
-# (/usr/bin/time -v). For scale, `cp` of the same file to the same place
+# (/usr/bin/time -v). Every run starts after a sync (no dirty pages of the
+# run before, which the kernel's writeback would make it pay for). For scale, `cp` of the same file to the same place
 # (the kernel's copy alone, the floor of any tool that writes a new file).
 # KEEP=1 also times --keep-thread-names --keep-strings 'java.util.*' (two
 # more passes). OUT_DIR (default DIR) is where outputs go: /dev/shm takes
@@ -46,6 +47,7 @@ OUT=$OUT_DIR/redact_bench_out.hprof
 cps=""
 for _ in $(seq "$REPS"); do
     rm -f "$OUT_DIR/redact_bench_cp.hprof"
+    sync # no dirty pages of the run before: the kernel would throttle this one
     t0=$(date +%s.%N)
     cp "$DIR/in.hprof" "$OUT_DIR/redact_bench_cp.hprof"
     t1=$(date +%s.%N)
@@ -60,6 +62,7 @@ run() { # run LABEL ARGS...: median MB/s and peak RSS of REPS runs
     local mbs="" rss=""
     for _ in $(seq "$REPS"); do
         rm -f "$OUT"
+        sync
         local t0 t1
         t0=$(date +%s.%N)
         /usr/bin/time -v "$HPROF" redact "$DIR/in.hprof" -o "$OUT" --quiet "$@" 2>"$DIR/time.txt"

@@ -73,8 +73,10 @@ int redact_cmd_main(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (redact_file(r, in, out) != 0) {
-        fprintf(stderr, "hprof: redact %s: %s%s\n", in, redact_error(r),
-                redact_error_is_input(r) ? " (nothing written)" : "");
+        if (redact_error_is_input(r)) /* an offset in the input */
+            fprintf(stderr, "hprof: redact %s: %s (nothing written)\n", in, redact_error(r));
+        else /* the message names its file */
+            fprintf(stderr, "hprof: redact: %s\n", redact_error(r));
         redact_cleanup(r);
         return 1;
     }

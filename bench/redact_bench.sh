@@ -10,7 +10,9 @@
 # (the kernel's copy alone, the floor of any tool that writes a new file).
 # KEEP=1 also times --keep-thread-names --keep-strings 'java.util.*' (two
 # more passes). OUT_DIR (default DIR) is where outputs go: /dev/shm takes
-# the disk's writeback out of the figure.
+# the disk's writeback out of the figure. The CPU seconds of each run (user +
+# sys, the writer thread's too) tell a slow run on a busy machine (waiting for
+# a core) from a slow program.
 # usage: bench/redact_bench.sh [BUILD_DIR]   env: REPS=5 NODES=15000000 ARRAYS=1000000 JDK=... DIR=... OUT_DIR=...
 set -euo pipefail
 trap 'echo "redact_bench.sh: failed at line $LINENO" >&2' ERR
@@ -59,7 +61,7 @@ printf '%-34s %6s MB/s (runs:%s)\n' "cp (for scale)" "$(echo $cps | tr ' ' '\n' 
 run() { # run LABEL ARGS...: median MB/s and peak RSS of REPS runs
     local label=$1
     shift
-    local mbs="" rss=""
+    local mbs="" rss="" cpu=""
     for _ in $(seq "$REPS"); do
         rm -f "$OUT"
         sync
@@ -69,10 +71,11 @@ run() { # run LABEL ARGS...: median MB/s and peak RSS of REPS runs
         t1=$(date +%s.%N)
         mbs="$mbs $(awk -v s="$size" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", s / (b - a) / 1e6 }')"
         rss="$rss $(awk '/Maximum resident set size/ { print $NF }' "$DIR/time.txt")"
+        cpu="$cpu $(awk '/User time|System time/ { s += $NF } END { printf "%.2f", s }' "$DIR/time.txt")"
     done
     [ "$(stat -c %s "$OUT")" = "$size" ] || { echo "output size differs"; exit 1; }
-    printf '%-34s %6s MB/s (runs:%s)  peak RSS %s KB (mapped input pages included)\n' "$label" \
-        "$(echo $mbs | tr ' ' '\n' | median)" "$mbs" "$(echo $rss | tr ' ' '\n' | median)"
+    printf '%-34s %6s MB/s (runs:%s)  CPU s (user+sys, both threads):%s  peak RSS %s KB\n' "$label" \
+        "$(echo $mbs | tr ' ' '\n' | median)" "$mbs" "$cpu" "$(echo $rss | tr ' ' '\n' | median)"
 }
 run "hprof redact"
 if [ "${KEEP:-0}" = 1 ]; then

@@ -18,8 +18,9 @@
 #  - bad input: a cut dump, the fuzz corpus and crash files: exit 1 with an
 #    "hprof: redact" message and no output file (nor OUT.tmp), or exit 0;
 #    never a crash; usage errors exit 2;
-#  - the agent with redact=y: heap=dump and heap=all, format=b and format=a:
-#    no secret in any output (and the same runs with redact=n hold them).
+#  - the agent with redact=y: heap=dump and heap=all, format=b and format=a,
+#    to a file and (heap=dump, format=b) to net=: no secret in any output
+#    (and the same runs with redact=n hold them).
 # usage: bash test_agent_redact.sh HPROF_TOOL PROJECT_DIR WORKDIR AGENT_SO   (run by ctest)
 set -euo pipefail
 
@@ -29,6 +30,7 @@ set -euo pipefail
 JAR=${VISUALVM_HEAP_JAR:-/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar}
 [ -f "$JAR" ] || fail "VisualVM's heap library is missing: $JAR (apt-get install visualvm)"
 compile SecretDemo
+"$FIRST_JDK/bin/javac" --release 17 -d classes "$SRC/tests/integration/NetPeer.java" || fail "javac NetPeer"
 mkdir -p vvm
 "$FIRST_JDK/bin/javac" -cp "$JAR" -d vvm "$SRC/tests/integration/VvmCheck.java" || fail "javac VvmCheck"
 vvm() { "$FIRST_JDK/bin/java" -cp "$JAR:vvm" VvmCheck "$@"; }
@@ -164,6 +166,24 @@ for JDK in $FOUND_JDKS; do
     demo dt$V "heap=dump,format=a,redact=y,doe=n,file=$WORK/dt$V.txt"
     none dt$V.txt $SECRETS thread config_static config_field
     grep -q '^HEAP DUMP BEGIN' dt$V.txt || fail "no heap dump in dt$V.txt"
+
+    step "net=: the dump at exit streamed to a front end (NetPeer), redact=y and n"
+    for red in y n; do
+        rm -f net$red$V.port net$red$V.bin
+        timeout 120 "$JAVA" -cp classes NetPeer net$red$V.port net$red$V.bin >net$red$V.peer 2>&1 &
+        peer=$!
+        for _ in $(seq 1 300); do
+            grep -qE '^[0-9]+$' net$red$V.port 2>/dev/null && break
+            sleep 0.1
+        done
+        grep -qE '^[0-9]+$' net$red$V.port || fail "NetPeer did not listen: $(cat net$red$V.peer)"
+        timeout 120 "$JAVA" "-agentpath:$AGENT=heap=dump,format=b,redact=$red,net=localhost:$(cat net$red$V.port)" \
+            -cp classes SecretDemo 60 </dev/null >net$red$V.out 2>net$red$V.err || fail "java: $(head -3 net$red$V.err)"
+        wait $peer || fail "NetPeer: $(cat net$red$V.peer)"
+        [ "$(stat -c %s net$red$V.bin)" -gt 100000 ] || fail "net=: only $(stat -c %s net$red$V.bin) bytes received"
+    done
+    none nety$V.bin $SECRETS
+    all netn$V.bin $SECRETS
 done
 CTX=""
 

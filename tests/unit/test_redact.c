@@ -199,6 +199,50 @@ static void tr_file_case(int late, uint64_t passes)
 static void test_file_hotspot_order(void) { tr_file_case(0, 3); }
 static void test_file_late_classes(void) { tr_file_case(1, 6); }
 
+/* The JDK's original agent's dumps (team corpus): redact_file gives what
+ * redact_run gives; hprof.bin has CLASS DUMPs after instances, so the file
+ * path starts again (6 walks), jmap.bin is HotSpot's order (3 walks). */
+static void tr_corpus_case(const char *name, uint64_t passes, uint64_t classes, uint64_t instances)
+{
+    char ip[512], op[64];
+    snprintf(ip, sizeof ip, "%s/original-agent/%s", HPROF_CORPUS_DIR, name);
+    FILE *f = fopen(ip, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fseek(f, 0, SEEK_END);
+    size_t n = (size_t)ftell(f);
+    rewind(f);
+    uint8_t *in = malloc(n);
+    CU_ASSERT_EQUAL_FATAL(fread(in, 1, n, f), n);
+    fclose(f);
+    redact *r = redact_init(NULL);
+    tr_buf mem = {0};
+    CU_ASSERT_EQUAL(redact_run(r, in, n, tr_write, &mem), 0);
+    CU_ASSERT_EQUAL(redact_get_stats(r)->passes, 3);
+    CU_ASSERT_EQUAL(redact_get_stats(r)->classes, classes);
+    CU_ASSERT_EQUAL(redact_get_stats(r)->instances, instances);
+    redact_cleanup(r);
+    snprintf(op, sizeof op, "/tmp/test_redact_%d.hprof", (int)getpid());
+    r = redact_init(NULL);
+    CU_ASSERT_EQUAL(redact_file(r, ip, op), 0);
+    CU_ASSERT_EQUAL(redact_get_stats(r)->passes, passes);
+    CU_ASSERT_EQUAL(redact_get_stats(r)->instances, instances);
+    redact_cleanup(r);
+    uint8_t *got = malloc(n + 1);
+    f = fopen(op, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fread(got, 1, n + 1, f), n);
+    fclose(f);
+    unlink(op);
+    CU_ASSERT(mem.n == n && memcmp(got, mem.p, n) == 0);
+    CU_ASSERT(memcmp(got, in, n) != 0);
+    free(got);
+    free(mem.p);
+    free(in);
+}
+
+static void test_corpus_original(void) { tr_corpus_case("hprof.bin", 6, 361, 1293); }
+static void test_corpus_jmap(void) { tr_corpus_case("jmap.bin", 3, 352, 1088); }
+
 /* START THREAD's names kept with keep_thread_names */
 static void test_keep_thread_names(void)
 {
@@ -287,6 +331,8 @@ static int tr_suites(void)
         !CU_add_test(s, "1.0.1 single heap dump", test_v101) ||
         !CU_add_test(s, "file, class dumps first", test_file_hotspot_order) ||
         !CU_add_test(s, "file, class dumps after objects", test_file_late_classes) ||
+        !CU_add_test(s, "corpus: the original agent's dump", test_corpus_original) ||
+        !CU_add_test(s, "corpus: jmap's dump", test_corpus_jmap) ||
         !CU_add_test(s, "keep thread names", test_keep_thread_names) ||
         !CU_add_test(s, "malformed input", test_malformed) || !CU_add_test(s, "glob", test_glob))
         return -1;

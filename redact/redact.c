@@ -18,11 +18,12 @@
  *    adjacent), so an INSTANCE DUMP costs one class lookup and a few zones.
  *
  * Passes (each a walk of the mapped input, cheap next to the output):
- *  PRE    class dumps (where they are in the file: before or after their
- *         instances; redact_file reads only up to the first object, and
- *         starts again if a class dump comes later), LOAD CLASS names, and the set of UTF8 ids that are
- *         names (classes, fields, statics, FRAME method/signature/source,
- *         Android heap names; thread names with keep_thread_names);
+ *  PRE    class dumps (before or after their instances; redact_file without
+ *         keep options reads sub-records only up to the first object, and
+ *         starts again if a class dump comes later), LOAD CLASS names, and
+ *         the set of UTF8 ids that are names (classes, fields, statics,
+ *         FRAME method/signature/source, Android heap names; thread names
+ *         with keep_thread_names);
  *  NAMES  top-level records only: the UTF8 texts of the names the layouts
  *         need (java/lang/String, java/lang/Thread, "name", "value",
  *         "coder", the classes matching keep_strings);
@@ -31,7 +32,13 @@
  *  KEEP2  (options only) of those, the String instances, and their value
  *         arrays;
  *  OUT    the output.
- * Memory: classes, names, the kept ids; never the input's size.
+ * Memory: classes, names, the kept ids; never the input's size (the pages
+ * of a mapped file are released behind each walk).
+ *
+ * Why zones and not a rewrite: the output must keep every offset-free
+ * structure byte for byte (ids, lengths, record headers), so only values
+ * change, in place; equal sizes also make "nothing but values changed"
+ * checkable by any reader (tests/integration/redact_check.py).
  */
 #include "redact/redact.h"
 

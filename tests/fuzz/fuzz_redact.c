@@ -11,16 +11,23 @@
  *    every byte the redaction never changes (outside the values and texts)
  *    are the input's: at least the 31 header bytes;
  *  - without options, redacting the output again gives the output
- *    (zeros stay zeros, '*' stays '*').
+ *    (zeros stay zeros, '*' stays '*');
+ *  - without options, redact_file (the input in a memfd, read through
+ *    /proc/self/fd: mapped, class dumps read only up to the first object,
+ *    started again if one comes later) succeeds exactly when redact_run
+ *    does, with the same output, and leaves no file when it fails.
  *
  * Build: CC=clang cmake -S . -B build-fuzz -DHPROF_FUZZ=ON -DHPROF_TESTS=ON
  *        cmake --build build-fuzz --target fuzz_redact
  * Run:   build-fuzz/tests/fuzz/fuzz_redact -max_total_time=60 tests/fuzz/corpus
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "hprof/hprof_format.h"
 #include "redact/redact.h"
@@ -70,6 +77,43 @@ static int fr_run(const redact_opts *o, const uint8_t *in, size_t n, fr_buf *out
     return rc;
 }
 
+/* redact_file on a memfd holding the input; returns its status and checks
+ * its output against redact_run's (`want`, or NULL when that failed). */
+static void fr_file(const uint8_t *in, size_t n, const fr_buf *want)
+{
+    int fd = memfd_create("fuzz_redact_in", 0);
+    if (fd < 0)
+        return;
+    if (write(fd, in, n) != (ssize_t)n) {
+        close(fd);
+        return;
+    }
+    char ip[64], op[64], tp[72];
+    snprintf(ip, sizeof ip, "/proc/self/fd/%d", fd);
+    snprintf(op, sizeof op, "/dev/shm/fuzz_redact_%d.out", (int)getpid());
+    snprintf(tp, sizeof tp, "%s.tmp", op);
+    redact *r = redact_init(NULL);
+    FR_CHECK(r != NULL);
+    int rc = redact_file(r, ip, op);
+    redact_cleanup(r);
+    close(fd);
+    FR_CHECK(access(tp, F_OK) != 0);
+    FR_CHECK((rc == 0) == (want != NULL));
+    if (rc != 0) {
+        FR_CHECK(access(op, F_OK) != 0);
+        return;
+    }
+    int ofd = open(op, O_RDONLY);
+    FR_CHECK(ofd >= 0);
+    uint8_t *got = malloc(n + 1);
+    FR_CHECK(got != NULL);
+    FR_CHECK(read(ofd, got, n + 1) == (ssize_t)n);
+    close(ofd);
+    unlink(op);
+    FR_CHECK(memcmp(got, want->p, n) == 0);
+    free(got);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *glob = "*";
@@ -79,7 +123,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *in = data;
     size_t n = size;
     fr_buf out = {0};
-    if (fr_run(&o, in, n, &out) == 0) {
+    int ok = fr_run(&o, in, n, &out) == 0;
+    if (!o.keep_thread_names && !o.nkeep_strings && n > 0)
+        fr_file(in, n, ok ? &out : NULL);
+    if (ok) {
         FR_CHECK(n >= HPROF_HEADER_SIZE && memcmp(out.p, in, HPROF_HEADER_SIZE) == 0);
         if (!o.keep_thread_names && !o.nkeep_strings) {
             fr_buf again = {0};

@@ -178,6 +178,8 @@ static uint8_t *hdm_prim_instance(hd_state *st, JNIEnv *env, jobject pm, jclass 
         const hdm_field *f = &fs[i];
         if (f->off < 0)
             continue;
+        if (st->redact && f->sig != 'L' && f->sig != '[')
+            continue; /* redact=y: primitive values stay zero */
         uint8_t *p = d + f->off;
         switch (f->sig) {
         case 'L':

@@ -109,6 +109,10 @@ typedef struct hd_state {
     jlong self_tag;       /* the dumping thread's object: its JNI locals are ours */
     int jvmti_roots;      /* shape=original: every root kind as JVMTI reports it */
     uint32_t object_class; /* index of java.lang.Object: every interface's super */
+    uint32_t string_class; /* index of java.lang.String (redact: its coder is kept) */
+    int redact;           /* redact=y: primitive values written as zeros */
+    const uint8_t *zeros; /* redact: a read-only zero mapping of nzeros bytes */
+    size_t nzeros;
     uint32_t vthread_class; /* index of java.lang.VirtualThread, 0 if none (hdvthread.h) */
     jlong vt_cur;         /* the mounted virtual thread whose frames the walk reports */
     void *cdbuf;          /* CLASS DUMP field arrays */

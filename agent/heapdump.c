@@ -543,22 +543,48 @@ static jint JNICALL hd_prim_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapRefer
         return st->err ? JVMTI_VISIT_ABORT : 0;
     int type = cls_prim_type((char)value_type);
     uint32_t i = (uint32_t)info->field.index;
+    /* redact=y: the value never reaches the output; String.coder (its only
+     * byte field) is kept so that readers tell a string's length in chars */
+    uint64_t bits = hd_prim_bits(value, type);
+    if (st->redact && !(st->kind == HD_INSTANCE && st->cls && st->string_class &&
+                        st->cls->index == st->string_class && type == HPROF_TYPE_BYTE))
+        bits = 0;
     if (st->kind == HD_INSTANCE && kind == JVMTI_HEAP_REFERENCE_FIELD) {
         if (i < st->L->nidx && st->L->idx_off[i] >= 0 && st->L->idx_type[i] == type)
             hd_put_be(st->buf + st->L->idx_off[i], hprof_type_size((unsigned)type, st->idsz),
-                      hd_prim_bits(value, type));
+                      bits);
     } else if (st->kind == HD_CLASS && kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD) {
         hd_layout *L = st->cls->layout;
         if (i >= L->first_idx && i < L->nidx && L->own_static[i - L->first_idx])
-            st->statics[L->own_slot[i - L->first_idx]].u = hd_prim_bits(value, type);
+            st->statics[L->own_slot[i - L->first_idx]].u = bits;
     } else if (st->kind == HD_LATE && (kind == JVMTI_HEAP_REFERENCE_FIELD ||
                                        kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD)) {
-        if (hl_value(&st->late, (uint8_t)kind, i, (uint8_t)type, hd_prim_bits(value, type))) {
+        if (hl_value(&st->late, (uint8_t)kind, i, (uint8_t)type, bits)) {
             st->err = ENOMEM;
             return JVMTI_VISIT_ABORT;
         }
     }
     return 0;
+}
+
+/* redact=y: `n` bytes of zeros, from a read-only anonymous mapping (the
+ * kernel's zero page: no memory, whatever the largest array), grown as
+ * needed. No JNI or JVMTI: a walk callback may call it. */
+static const void *hd_zeros(hd_state *st, size_t n)
+{
+    if (n <= st->nzeros)
+        return st->zeros;
+    size_t want = (n + (1u << 20)) & ~(size_t)((1u << 20) - 1);
+    void *m = mmap(NULL, want, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        st->err = ENOMEM;
+        return NULL;
+    }
+    if (st->zeros)
+        munmap((void *)st->zeros, st->nzeros);
+    st->zeros = m;
+    st->nzeros = want;
+    return m;
 }
 
 static jint JNICALL hd_array_cb(jlong class_tag, jlong size, jlong *tag_ptr, jint count,
@@ -574,6 +600,11 @@ static jint JNICALL hd_array_cb(jlong class_tag, jlong size, jlong *tag_ptr, jin
     if (hd_start(st, t, class_tag))
         return st->err ? JVMTI_VISIT_ABORT : 0;
     uint8_t ht = (uint8_t)cls_prim_type((char)type);
+    if (st->redact && count > 0) {
+        elements = hd_zeros(st, (size_t)count * hprof_type_size(ht, st->idsz));
+        if (!elements)
+            return JVMTI_VISIT_ABORT;
+    }
     if (st->kind == HD_LATE) {
         hl_obj *o = &st->late.objs[st->late.nobj - 1];
         o->length = count;
@@ -1039,6 +1070,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     hu_map_init(&st.aliased);
     hdm_init(&st.mirrors);
     st.jvmti_roots = g_hp.o.shape_original;
+    st.redact = g_hp.o.redact;
     hl_init(&st.late);
     uint32_t *loaded = NULL;
     int rc = -1, tfd = -1, afd = -1, walked = 0;
@@ -1081,6 +1113,9 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     if (ccls && ocls) {
         st.class_class = ccls->index;
         st.object_class = ocls->index;
+        jclass sc = (*env)->FindClass(env, "java/lang/String");
+        hp_class *scls = sc ? cls_get(j, sc) : NULL;
+        st.string_class = scls ? scls->index : 0;
         /* before the dump's threads: the locals it makes are gone then */
         if (hdm_collect(&st, env, ks, nk))
             hp_error("heap dump: out of memory reading the fields of class objects; objects "
@@ -1363,6 +1398,8 @@ done:
     free(st.incl);
     free(st.buf);
     free(st.statics);
+    if (st.zeros)
+        munmap((void *)st.zeros, st.nzeros);
     free(st.cdbuf);
     hu_map_cleanup(&st.threads);
     hu_map_cleanup(&st.arrlen);

@@ -65,6 +65,7 @@ static const optdef defs[] = {
     YN("msa", msa),
     YN("force", force),
     YN("verbose", verbose),
+    YN("redact", redact),
     { "sample", K_SAMPLE, 0,
       "a number of bytes from 0 to 2147483647, optionally with a suffix k or m "
       "(0 counts every allocation)" },
@@ -87,7 +88,7 @@ static const optdef defs[] = {
     { "precrash", K_REMOVED, 0, "removed; use -XX:OnError='precrash -p %p' instead" },
 };
 #define NDEFS (sizeof defs / sizeof defs[0])
-#define NPUBLIC 18 /* defs[0..NPUBLIC) are the public options */
+#define NPUBLIC 19 /* defs[0..NPUBLIC) are the public options */
 
 /* How much of a value a message quotes, so the full string still shows. */
 #define SHOW_MAX 60
@@ -617,6 +618,9 @@ static const struct {
     { "force=y|n", "overwrite the output file; with n an existing", "y" },
     { "", "file is kept and the pid goes into the name", "" },
     { "verbose=y|n", "say on stderr when a dump is written", "y" },
+    { "redact=y|n", "heap dumps without secrets: every primitive", "n" },
+    { "", "value zeroed (arrays, fields, statics; String", "" },
+    { "", "coder kept), THREAD START names as '*'", "" },
     { "sample=<bytes>", "0: count every allocation exactly; N: about", "0" },
     { "", "one sample per N allocated bytes (suffix k or", "" },
     { "", "m allowed), cheaper, figures are estimates", "" },

@@ -90,6 +90,10 @@ typedef struct opts {
     int msa;                        /* default n; no-op on Linux */
     int force;                      /* default y; n: never overwrite (opts_output_name) */
     int verbose;                    /* default y */
+    int redact;                     /* redact=y: heap dumps hold no primitive
+                                       value (zeros; String.coder kept) and
+                                       THREAD START names are '*' of their
+                                       length, as `hprof redact` does; default n */
     int gc_okay;                    /* obsolete, ignored; default y */
     /* Debug options (see the top of this file). */
     int primfields, primarrays;     /* default y */

@@ -462,8 +462,35 @@ static uint32_t out_name(const char *s)
     return id;
 }
 
+/* redact=y: a name as '*' of its length (NULL if s is NULL or no memory) */
+static char *out_redacted(const char *s)
+{
+    char *r = s ? strdup(s) : NULL;
+    if (r)
+        memset(r, '*', strlen(r));
+    return r;
+}
+
+static void out_thread_start_names(uint32_t serial, uint64_t obj, const char *name,
+                                   const char *group, const char *parent);
+
 void out_thread_start(uint32_t serial, uint64_t obj, const char *name, const char *group,
                       const char *parent)
+{
+    if (!g_hp.o.redact) {
+        out_thread_start_names(serial, obj, name, group, parent);
+        return;
+    }
+    char *n = out_redacted(name), *g = out_redacted(group), *p = out_redacted(parent);
+    out_thread_start_names(serial, obj, n ? n : (name ? "" : NULL), g ? g : (group ? "" : NULL),
+                           p ? p : (parent ? "" : NULL));
+    free(n);
+    free(g);
+    free(p);
+}
+
+static void out_thread_start_names(uint32_t serial, uint64_t obj, const char *name,
+                                   const char *group, const char *parent)
 {
     hp_out *o = g_hp.out;
     if (!o)

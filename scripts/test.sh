@@ -8,7 +8,8 @@
 #     tests under them (about 20 s: clang's UBSan checks what gcc's does not),
 #  3. a libFuzzer build and short fuzz runs of the reader and verifier, the
 #     agent's options, the net= command codec, the converter, the text
-#     assembler and the text round trip (asm(disasm(X)) == X).
+#     assembler and the text round trip (asm(disasm(X)) == X), hprof-ctl's
+#     parsers and the redactor.
 # Build trees go to build/test, build/asan, build/clang-asan, build/fuzz
 # (recreated each run).
 # FUZZ_SECONDS (default 30) sets the fuzz run's length.
@@ -67,7 +68,7 @@ rm -rf build/fuzz
 CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPROF_FUZZ=ON -DHPROF_TESTS=ON \
   >/dev/null
 cmake --build build/fuzz -j"$jobs" --target fuzz_reader fuzz_opts fuzz_cmd fuzz_convert fuzz_asm \
-  fuzz_asm_roundtrip fuzz_ctl
+  fuzz_asm_roundtrip fuzz_ctl fuzz_redact
 # inputs that once crashed or misled the reader: each must now run clean
 build/fuzz/tests/fuzz/fuzz_reader tests/fuzz/crashes/* 2>&1 | tail -n 2
 work=$(mktemp -d)
@@ -108,5 +109,12 @@ build/fuzz/tests/fuzz/fuzz_ctl -max_total_time=10 -max_len=65536 -artifact_prefi
   "$work/ctl" 2>&1 | tail -n 2
 echo "fuzz: no crash in 10 s (hprof-ctl's stream receiver, scanner and command parser)"
 
-echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 7 fuzz runs"
-echo "$((n_main + n_stress + n_asan + 7)) passed, 0 failed"
+mkdir -p "$work/redact"
+cp -r "$root"/tests/fuzz/corpus/. "$work/redact"/ 2>/dev/null || true
+build/fuzz/tests/fuzz/fuzz_redact tests/fuzz/crashes/* 2>&1 | tail -n 2
+build/fuzz/tests/fuzz/fuzz_redact -max_total_time=10 -max_len=65536 -artifact_prefix="$work/" \
+  "$work/redact" 2>&1 | tail -n 2
+echo "fuzz: no crash in 10 s (redact)"
+
+echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 8 fuzz runs"
+echo "$((n_main + n_stress + n_asan + 8)) passed, 0 failed"

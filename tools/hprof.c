@@ -22,6 +22,7 @@
 #include "hu_map.h"
 #include "normalize.h"
 #include "objsize.h"
+#include "redact.h"
 #include "warnlimit.h"
 
 #define HPROF_EXIT_OK 0
@@ -60,6 +61,12 @@ static const char hprof_usage[] =
     "  collapsed [--sites] FILE  collapsed stacks (root;...;leaf count) for flame graphs:\n"
     "                        CPU samples summed, or with --sites the last ALLOC SITES\n"
     "                        weighted by allocated bytes, the class as the leaf\n"
+    "  redact FILE -o OUT [options]  a copy safe to share: every primitive value\n"
+    "                        zeroed (arrays, fields, statics), other strings than names\n"
+    "                        replaced by '*'; references, roots, classes, sizes kept\n"
+    "      --keep-thread-names  keep the threads' names (Thread.name, START THREAD)\n"
+    "      --keep-strings GLOB  keep the Strings held by classes matching GLOB\n"
+    "                        (com.acme.* or com/acme/Foo*; repeatable); docs/redact.md\n"
     "  fixture OUT [options] write a deterministic file with every record and sub-record\n"
     "                        type, for parser tests (hprof fixture --help)\n"
     "  convert FILE -o OUT [options]  rewrite FILE as another variant: --id-size 4|8,\n"
@@ -680,6 +687,8 @@ int main(int argc, char **argv)
         return print_print_main(argc - 1, argv + 1);
     if (strcmp(cmd, "samples") == 0)
         return print_samples_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "redact") == 0)
+        return redact_cmd_main(argc - 1, argv + 1);
     if (strcmp(cmd, "collapsed") == 0)
         return print_collapsed_main(argc - 1, argv + 1);
     if (strcmp(cmd, "disasm") == 0 || strcmp(cmd, "asm") == 0)

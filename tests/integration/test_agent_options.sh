@@ -19,7 +19,7 @@ set -euo pipefail
 # ---------------------------------------------------------------- the test
 compile SitesDemo
 AGENT_DIR=$(dirname "$AGENT")
-OPTIONS="heap cpu monitor format file net depth interval cutoff lineno thread doe msa force verbose sample idsize shape gc_okay"
+OPTIONS="heap cpu monitor format file net depth interval cutoff lineno thread doe msa force verbose redact sample idsize shape gc_okay"
 
 # bad OPTSTRING NAME: the JVM refuses to start (exit 1) with an HPROF ERROR naming NAME
 bad() {

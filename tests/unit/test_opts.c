@@ -445,6 +445,19 @@ static void test_sample_idsize(void)
     opts_cleanup(&o);
 }
 
+static void test_redact(void)
+{
+    opts o;
+    opts_init(&o);
+    CU_ASSERT_EQUAL(o.redact, 0);
+    CU_ASSERT_EQUAL_FATAL(ok(&o, "heap=dump,redact=y", NULL), 0);
+    CU_ASSERT_EQUAL(o.redact, 1);
+    CU_ASSERT_EQUAL_FATAL(ok(&o, "heap=all,format=b,redact=n", NULL), 0);
+    CU_ASSERT_EQUAL(o.redact, 0);
+    bad("redact=yes", NULL, "redact must be y or n", (char *)NULL);
+    opts_cleanup(&o);
+}
+
 static void test_shape(void)
 {
     opts o;
@@ -546,7 +559,7 @@ static void test_syntax_errors(void)
     opts_cleanup(&o);
     bad("foo=1", NULL, "foo=1: unknown option foo",
         "heap, cpu, monitor, format, file, net, depth, interval, cutoff, lineno, thread, "
-        "doe, msa, force, verbose, sample, idsize",
+        "doe, msa, force, verbose, redact, sample, idsize, shape",
         (char *)NULL);
     bad("heap=sites,Heap=dump", NULL, "unknown option Heap", (char *)NULL);
     bad("=sites", NULL, "unknown option ''", (char *)NULL);
@@ -842,7 +855,7 @@ static int add_suites(void)
         !CU_add_test(s, "cross-checks", test_cross_checks) ||
         !CU_add_test(s, "error buffer", test_error_buffer) ||
         !CU_add_test(s, "environment", test_env) ||
-        !CU_add_test(s, "shape", test_shape) ||
+        !CU_add_test(s, "shape", test_shape) || !CU_add_test(s, "redact", test_redact) ||
         !CU_add_test(s, "help", test_help) ||
         !CU_add_test(s, "usage text", test_usage) ||
         !CU_add_test(s, "output name", test_output_name))

@@ -76,6 +76,11 @@ $LIBDIR/libhprofwriter.so
 $LIBDIR/libhprofwriter.so.0
 $LIBDIR/libhprofwriter.so.$VERSION
 $LIBDIR/pkgconfig/libhprofwriter.pc
+share/doc/hprof/README.md
+share/doc/hprof/convert.md
+share/doc/hprof/deadlocks.md
+share/doc/hprof/hprof-text.md
+share/doc/hprof/redact.md
 share/man/man1/hprof-ctl.1
 share/man/man1/hprof.1
 share/man/man3/libhprofwriter.3
@@ -177,6 +182,16 @@ done
 for o in $(grep -oE -- '--[a-z-]+' fixture-help.txt | sort -u); do
     grep -q -- "$o" hprof.man || fail "hprof.1 does not mention fixture's $o"
 done
+# the commands with a --help of their own: every option of it
+for c in convert redact; do
+    "$HPROF" "$c" --help >"$c-help.txt" 2>&1 || true
+    n=0
+    for o in $(grep -oE -- '(^|[ [])--?[a-z][a-z-]*' "$c-help.txt" | sed 's/^[ [ ]*//' | sort -u); do
+        n=$((n + 1))
+        grep -q -- "$o" hprof.man || fail "hprof.1 does not mention $c's $o (in hprof $c --help)"
+    done
+    [ "$n" -ge 3 ] || fail "only $n options read from hprof $c --help"
+done
 # hprof-ctl: every option and command of its help
 "$PREFIX/bin/hprof-ctl" --help >ctl-help.txt
 MANWIDTH=200 man -l "$PREFIX/share/man/man1/hprof-ctl.1" >ctl.man 2>/dev/null
@@ -190,7 +205,7 @@ done
 # the agent: every option= of its help, in the JDK's words
 "$JDK17/bin/java" -agentpath:"$PREFIX/lib/libhprof.so"=help >agent-help.txt 2>&1 || true
 opts=$(awk '/^Option/ {on = 1; next} on && /^[a-z_]+=/ {sub(/=.*/, ""); print} /^Examples/ {on = 0}' agent-help.txt)
-for o in heap cpu monitor format file net depth interval cutoff lineno thread doe msa force verbose sample idsize shape; do
+for o in heap cpu monitor format file net depth interval cutoff lineno thread doe msa force verbose sample idsize shape redact; do
     echo "$opts" | grep -qx "$o" || fail "the agent's help lists no option $o= (or this test reads it wrongly): $(echo $opts)"
 done
 MANWIDTH=200 man -l "$PREFIX/share/man/man7/hprof-agent.7" >agent.man 2>/dev/null

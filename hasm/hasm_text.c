@@ -255,6 +255,15 @@ static int fmt_whole(char *buf, double d)
     return 1;
 }
 
+/* %.*g with prec <= 17 fits HASM_VALUE_MAX; the check is for the compiler,
+ * which cannot see the bound at -O0 (-Wformat-truncation) */
+static void fmt_g(char *buf, int prec, double d)
+{
+    int n = snprintf(buf, HASM_VALUE_MAX, "%.*g", prec, d);
+    if (n < 0 || n >= HASM_VALUE_MAX)
+        buf[0] = '\0';
+}
+
 static void fmt_float(char *buf, uint32_t bits)
 {
     float f = bits_float(bits);
@@ -263,13 +272,13 @@ static void fmt_float(char *buf, uint32_t bits)
     int lo = 1, hi = 9;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
-        snprintf(buf, 40, "%.*g", mid, (double)f);
+        fmt_g(buf, mid, (double)f);
         if (float_back(buf, bits))
             hi = mid;
         else
             lo = mid + 1;
     }
-    snprintf(buf, 40, "%.*g", lo, (double)f);
+    fmt_g(buf, lo, (double)f);
 }
 
 static void fmt_double(char *buf, uint64_t bits)
@@ -280,13 +289,13 @@ static void fmt_double(char *buf, uint64_t bits)
     int lo = 1, hi = 17;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
-        snprintf(buf, 40, "%.*g", mid, d);
+        fmt_g(buf, mid, d);
         if (double_back(buf, bits))
             hi = mid;
         else
             lo = mid + 1;
     }
-    snprintf(buf, 40, "%.*g", lo, d);
+    fmt_g(buf, lo, d);
 }
 
 static int64_t sign_extend(uint64_t v, unsigned n)
@@ -317,13 +326,13 @@ void hasm_text_fmt_value(char *buf, unsigned type, uint64_t v, unsigned n)
         return;
     case HPROF_TYPE_FLOAT:
         if (isnan(bits_float((uint32_t)v)))
-            snprintf(buf, 40, "nan:0x%08" PRIx64, v);
+            snprintf(buf, HASM_VALUE_MAX, "nan:0x%08" PRIx64, v);
         else
             fmt_float(buf, (uint32_t)v);
         return;
     case HPROF_TYPE_DOUBLE:
         if (isnan(bits_double(v)))
-            snprintf(buf, 40, "nan:0x%016" PRIx64, v);
+            snprintf(buf, HASM_VALUE_MAX, "nan:0x%016" PRIx64, v);
         else
             fmt_double(buf, v);
         return;
@@ -345,7 +354,7 @@ void hasm_text_fmt_kind(char *buf, unsigned kind, uint64_t v)
         if (t)
             strcpy(buf, t);
         else
-            snprintf(buf, 40, "%" PRIu64, v);
+            snprintf(buf, HASM_VALUE_MAX, "%" PRIu64, v);
         return;
     }
     default: fmt_u64(buf, v); return;

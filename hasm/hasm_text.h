@@ -74,7 +74,11 @@ const char *hasm_text_type_name(unsigned type);
 uint64_t hasm_text_get(const uint8_t *p, unsigned n);
 void hasm_text_put(uint8_t *p, unsigned n, uint64_t v);
 
-/* Spells the field value `v` of `kind` into `buf` (>= 40 bytes). */
+/* The longest spelling of one value, NUL included ("-1.2345678901234567e-308",
+ * "nan:0x7ff8000000000001", an int64): what the buffers below must hold. */
+#define HASM_VALUE_MAX 40
+
+/* Spells the field value `v` of `kind` into `buf` (>= HASM_VALUE_MAX bytes). */
 void hasm_text_fmt_kind(char *buf, unsigned kind, uint64_t v);
 /* Spells a value of basic type `type` stored in `n` bytes as `v`. */
 void hasm_text_fmt_value(char *buf, unsigned type, uint64_t v, unsigned n);

@@ -51,6 +51,11 @@ typedef struct redact_stats {
     uint64_t statics_zeroed;   /* primitive statics and constant-pool values */
     uint64_t utf8_redacted;    /* UTF8 records replaced by '*' */
     uint64_t unknown_records;  /* top-level records of unknown tags (body zeroed) */
+    /* records kept as they are (TRACE, HEAP SUMMARY, LOAD CLASS, ...) whose
+     * length goes past their layout, and CLASS DUMPs whose reserved ids are
+     * not 0: those bytes, zeroed */
+    uint64_t slack_records;
+    uint64_t slack_bytes;
     uint64_t strings_kept;     /* String instances kept whole (options) */
     uint64_t arrays_kept;      /* their value arrays, kept */
 } redact_stats;

@@ -660,6 +660,7 @@ static void test_gzip_cut(void)
         r = redact_init(NULL);
         CU_ASSERT_EQUAL(redact_file(r, cp, op), -1);
         CU_ASSERT(redact_error_is_input(r));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(redact_error(r));
         CU_ASSERT_STRING_EQUAL(redact_error(r), "gzip input: unexpected end of file");
         redact_cleanup(r);
         CU_ASSERT_EQUAL(access(op, F_OK), -1);

@@ -970,9 +970,6 @@ static int redact_form_match(const char *f, const uint8_t *s, size_t n, size_t i
 /* 1 when the UTF8 text [s, s+n) is one of the agent's notes. */
 static int redact_sites_note(const uint8_t *s, uint64_t n)
 {
-    static const char prefix[] = "HPROF SITES ";
-    if (n < sizeof prefix - 1 || memcmp(s, prefix, sizeof prefix - 1) != 0)
-        return 0;
     for (size_t k = 0; k < sizeof redact_note_forms / sizeof redact_note_forms[0]; k++)
         if (redact_form_match(redact_note_forms[k], s, (size_t)n, 0))
             return 1;
@@ -982,8 +979,9 @@ static int redact_sites_note(const uint8_t *s, uint64_t n)
 /* ------------------------------------------------- kept records' layout */
 
 /* The length the layout of a record kept as it is gives it, from its first
- * bytes (the counts of TRACE, ALLOC SITES and CPU SAMPLES); UINT64_MAX when
- * the record is too short to hold even those counts. */
+ * bytes (TRACE's, ALLOC SITES' and CPU SAMPLES' count is the last u4 of
+ * their fixed part); UINT64_MAX when the record is too short to hold even
+ * that count. */
 static uint64_t redact_layout_len(const redact *r, unsigned tag, const uint8_t *b, uint64_t rlen)
 {
     switch (tag) {
@@ -995,7 +993,7 @@ static uint64_t redact_layout_len(const redact *r, unsigned tag, const uint8_t *
     case HPROF_TAG_TRACE:
         if (rlen < HPROF_TRACE_FIXED)
             return UINT64_MAX;
-        return HPROF_TRACE_FIXED + (uint64_t)hr_get_u4(b + 8) * r->id;
+        return HPROF_TRACE_FIXED + (uint64_t)hr_get_u4(b + HPROF_TRACE_FIXED - 4) * r->id;
     case HPROF_TAG_ALLOC_SITES:
         if (rlen < HPROF_ALLOC_SITES_FIXED)
             return UINT64_MAX;
@@ -1004,7 +1002,8 @@ static uint64_t redact_layout_len(const redact *r, unsigned tag, const uint8_t *
     case HPROF_TAG_CPU_SAMPLES:
         if (rlen < HPROF_CPU_SAMPLES_FIXED)
             return UINT64_MAX;
-        return HPROF_CPU_SAMPLES_FIXED + (uint64_t)hr_get_u4(b + 4) * HPROF_CPU_SAMPLE_SIZE;
+        return HPROF_CPU_SAMPLES_FIXED +
+               (uint64_t)hr_get_u4(b + HPROF_CPU_SAMPLES_FIXED - 4) * HPROF_CPU_SAMPLE_SIZE;
     default: return UINT64_MAX;
     }
 }

@@ -569,6 +569,15 @@ static int redact_class_dump(redact *r, int pass, uint64_t p, uint64_t end, uint
     hprof_id cid = rd_id(in + p + 1, id);
     hprof_id super = rd_id(in + p + 1 + id + 4, id);
     rd_class *c = pass == RD_PRE ? NULL : redact_class(r, cid);
+    /* the two reserved ids are no reference (readers skip them), so
+     * whatever they hold goes */
+    uint64_t res = p + 1 + HPROF_CLASS_DUMP_RESERVED_OFF(id);
+    if (pass == RD_OUT && (rd_id(in + res, id) || rd_id(in + res + id, id))) {
+        if (redact_zone(r, res, res + 2 * (uint64_t)id, 0))
+            return -1;
+        r->st.slack_records++;
+        r->st.slack_bytes += 2 * (uint64_t)id;
+    }
     int glob_statics = pass == RD_KEEP1 && c && c->glob;
     /* constant pool */
     unsigned n = hr_get_u2(in + q);
@@ -768,22 +777,22 @@ static int redact_subs(redact *r, int pass, uint64_t p, uint64_t end)
         case HPROF_GC_ROOT_DEBUGGER:
         case HPROF_GC_ROOT_REFERENCE_CLEANUP:
         case HPROF_GC_ROOT_VM_INTERNAL:
-        case HPROF_GC_ROOT_UNREACHABLE: size = 1 + id; break;
-        case HPROF_GC_ROOT_JNI_GLOBAL: size = 1 + 2 * (uint64_t)id; break;
+        case HPROF_GC_ROOT_UNREACHABLE: size = 1 + HPROF_ROOT_ID_FIXED(id); break;
+        case HPROF_GC_ROOT_JNI_GLOBAL: size = 1 + HPROF_ROOT_JNI_GLOBAL_FIXED(id); break;
         case HPROF_GC_ROOT_JNI_LOCAL:
         case HPROF_GC_ROOT_JAVA_FRAME:
         case HPROF_GC_ROOT_JNI_MONITOR:
-        case HPROF_GC_ROOT_THREAD_OBJ: size = 1 + id + 8; break;
+        case HPROF_GC_ROOT_THREAD_OBJ: size = 1 + HPROF_ROOT_THREAD_FRAME_FIXED(id); break;
         case HPROF_GC_ROOT_NATIVE_STACK:
-        case HPROF_GC_ROOT_THREAD_BLOCK: size = 1 + id + 4; break;
+        case HPROF_GC_ROOT_THREAD_BLOCK: size = 1 + HPROF_ROOT_THREAD_FIXED(id); break;
         case HPROF_GC_HEAP_DUMP_INFO:
-            size = 1 + 4 + id;
+            size = 1 + HPROF_HEAP_DUMP_INFO_FIXED(id);
             /* the heap's name ("app", "image", "zygote"): a name, kept */
             if (pass == RD_PRE && p + size <= end &&
                 redact_names_or(r, rd_id(in + p + 5, id), RD_N_FIELDNAME))
                 return -1;
             break;
-        case HPROF_GC_PRIM_ARRAY_NODATA: size = 1 + id + 4 + 4 + 1; break;
+        case HPROF_GC_PRIM_ARRAY_NODATA: size = 1 + HPROF_PRIM_ARRAY_NODATA_FIXED(id); break;
         case HPROF_GC_CLASS_DUMP: {
             uint64_t next = end;
             if (redact_class_dump(r, pass, p, end, &next))
@@ -867,6 +876,163 @@ static int redact_utf8_names(redact *r, hprof_id uid, const uint8_t *s, uint32_t
     return add ? redact_names_or(r, uid, add) : 0;
 }
 
+/* ------------------------------------------------ agent's site notes */
+
+/* The UTF8 texts of the agent's notes to `hprof sites` (hprof_format.h,
+ * HPROF_SITES_*), kept because they hold counts and fixed sentences only.
+ * A text is kept only when it is exactly one of these, so a program's
+ * string that merely starts "HPROF SITES " is redacted like any other.
+ * Pattern letters: '#' one or more digits, '@' a time "HH:MM:SS" or
+ * nothing, '~' an "s" or nothing, '*' a repeat of the rest of the pattern
+ * from the next character (zero or more times, each time after a ' ');
+ * everything else stands for itself. The NOTE sentences are the ones the
+ * agent's hp_live_note (agent/agent.c) writes; a sentence it does not
+ * write is redacted. */
+static const char *const redact_note_forms[] = {
+    HPROF_SITES_NOTE "live as of the GC forced when the exit began at @: # sampled object~ "
+                     "allocated after it count~ as live",
+    HPROF_SITES_NOTE "live as of the GC forced when the exit began at @: # object~ "
+                     "allocated after it count~ as live",
+    HPROF_SITES_NOTE "live not exact: no GC is forced with ZGC or Shenandoah: "
+                     "objects not yet collected count as live",
+    HPROF_SITES_NOTE "live not exact: no GC forced since @: "
+                     "objects not yet collected count as live",
+    HPROF_SITES_NOTE "live not exact: no GC forced since @ and the JVM is exiting: "
+                     "objects not yet collected count as live",
+    HPROF_SITES_NOTE "live not exact: no GC forced before this output: "
+                     "objects not yet collected count as live",
+    HPROF_SITES_NOTE "live not exact: no GC forced before this output as the JVM exits: "
+                     "objects not yet collected count as live",
+    HPROF_SITES_SAMPLES "#*#/#",           /* sample bytes, then per row alloc/live */
+    HPROF_SITES_U8 "# #*#:#,#,#,#",        /* totals, then per saturated row */
+};
+
+/* Digits from s[*i]: at least one. */
+static int redact_digits(const uint8_t *s, size_t n, size_t *i)
+{
+    size_t k = *i;
+    while (k < n && s[k] >= '0' && s[k] <= '9')
+        k++;
+    if (k == *i)
+        return 0;
+    *i = k;
+    return 1;
+}
+
+static int redact_form_match(const char *f, const uint8_t *s, size_t n, size_t i)
+{
+    for (; *f; f++) {
+        switch (*f) {
+        case '#':
+            if (!redact_digits(s, n, &i))
+                return 0;
+            break;
+        case '@': /* "HH:MM:SS" (strftime's %H:%M:%S) or "" */
+            if (i + 8 <= n && s[i + 2] == ':' && s[i + 5] == ':') {
+                size_t k = i;
+                int ok = 1;
+                for (unsigned d = 0; d < 8 && ok; d++, k++)
+                    ok = d == 2 || d == 5 || (s[k] >= '0' && s[k] <= '9');
+                if (ok)
+                    i += 8;
+            }
+            break;
+        case '~':
+            if (i < n && s[i] == 's' && redact_form_match(f + 1, s, n, i + 1))
+                return 1;
+            break;
+        case '*': /* ( ' ' rest )* : rest ends the pattern */
+            while (i < n) {
+                if (s[i] != ' ')
+                    return 0;
+                size_t k = i + 1;
+                const char *g = f + 1;
+                for (; *g; g++) {
+                    if (*g == '#') {
+                        if (!redact_digits(s, n, &k))
+                            return 0;
+                    } else if (k >= n || s[k++] != (uint8_t)*g) {
+                        return 0;
+                    }
+                }
+                i = k;
+            }
+            return 1;
+        default:
+            if (i >= n || s[i] != (uint8_t)*f)
+                return 0;
+            i++;
+        }
+    }
+    return i == n;
+}
+
+/* 1 when the UTF8 text [s, s+n) is one of the agent's notes. */
+static int redact_sites_note(const uint8_t *s, uint64_t n)
+{
+    for (size_t k = 0; k < sizeof redact_note_forms / sizeof redact_note_forms[0]; k++)
+        if (redact_form_match(redact_note_forms[k], s, (size_t)n, 0))
+            return 1;
+    return 0;
+}
+
+/* ------------------------------------------------- kept records' layout */
+
+/* The length the layout of a record kept as it is gives it, from its first
+ * bytes (TRACE's, ALLOC SITES' and CPU SAMPLES' count is the last u4 of
+ * their fixed part); UINT64_MAX when the record is too short to hold even
+ * that count. */
+static uint64_t redact_layout_len(const redact *r, unsigned tag, const uint8_t *b, uint64_t rlen)
+{
+    switch (tag) {
+    case HPROF_TAG_UNLOAD_CLASS: return HPROF_UNLOAD_CLASS_SIZE;
+    case HPROF_TAG_HEAP_SUMMARY: return HPROF_HEAP_SUMMARY_SIZE;
+    case HPROF_TAG_END_THREAD: return HPROF_END_THREAD_SIZE;
+    case HPROF_TAG_CONTROL_SETTINGS: return HPROF_CONTROL_SETTINGS_SIZE;
+    case HPROF_TAG_HEAP_DUMP_END: return HPROF_HEAP_DUMP_END_SIZE;
+    case HPROF_TAG_TRACE:
+        if (rlen < HPROF_TRACE_FIXED)
+            return UINT64_MAX;
+        return HPROF_TRACE_FIXED + (uint64_t)hr_get_u4(b + HPROF_TRACE_FIXED - 4) * r->id;
+    case HPROF_TAG_ALLOC_SITES:
+        if (rlen < HPROF_ALLOC_SITES_FIXED)
+            return UINT64_MAX;
+        return HPROF_ALLOC_SITES_FIXED +
+               (uint64_t)hr_get_u4(b + HPROF_ALLOC_SITES_FIXED - 4) * HPROF_ALLOC_SITE_SIZE;
+    case HPROF_TAG_CPU_SAMPLES:
+        if (rlen < HPROF_CPU_SAMPLES_FIXED)
+            return UINT64_MAX;
+        return HPROF_CPU_SAMPLES_FIXED +
+               (uint64_t)hr_get_u4(b + HPROF_CPU_SAMPLES_FIXED - 4) * HPROF_CPU_SAMPLE_SIZE;
+    default: return UINT64_MAX;
+    }
+}
+
+/* A record at `p` kept as it is, whose layout takes `need` bytes of its
+ * `rlen`: shorter is refused (its fields cannot be told apart); the bytes
+ * past the layout are no field of it, and could be anything: zeroed. */
+static int redact_kept_record(redact *r, int pass, uint64_t p, uint64_t rlen, uint64_t need)
+{
+    if (need > rlen) {
+        const char *name = hprof_tag_name(r->in[p]);
+        if (need == UINT64_MAX)
+            return redact_fail(r, 1,
+                               "offset %llu: %s record of length %llu, too short for its layout",
+                               (unsigned long long)p, name, (unsigned long long)rlen);
+        return redact_fail(r, 1, "offset %llu: %s record of length %llu, its layout needs %llu",
+                           (unsigned long long)p, name, (unsigned long long)rlen,
+                           (unsigned long long)need);
+    }
+    if (pass == RD_OUT && need < rlen) {
+        uint64_t b = p + HPROF_RECORD_HEADER_SIZE;
+        if (redact_zone(r, b + need, b + rlen, 0))
+            return -1;
+        r->st.slack_records++;
+        r->st.slack_bytes += rlen - need;
+    }
+    return 0;
+}
+
 static int redact_pass(redact *r, int pass)
 {
     const uint8_t *in = r->in;
@@ -900,7 +1066,7 @@ static int redact_pass(redact *r, int pass)
             if (pass == RD_OUT) {
                 hprof_id uid = rd_id(in + b, id);
                 int keep = (redact_name_flags(r, uid) & (RD_N_CLASSNAME | RD_N_FIELDNAME)) != 0 ||
-                           (rlen - id >= 12 && memcmp(in + b + id, "HPROF SITES ", 12) == 0);
+                           redact_sites_note(in + b + id, rlen - id);
                 if (!keep && rlen > id) {
                     if (redact_zone(r, b + id, e, RD_FILL_UTF8))
                         return -1;
@@ -909,9 +1075,8 @@ static int redact_pass(redact *r, int pass)
             }
             break;
         case HPROF_TAG_LOAD_CLASS:
-            if (rlen != 8 + 2 * (uint64_t)id)
-                return redact_fail(r, 1, "offset %llu: LOAD CLASS of length %llu",
-                                   (unsigned long long)p, (unsigned long long)rlen);
+            if (redact_kept_record(r, pass, p, rlen, HPROF_LOAD_CLASS_SIZE(id)))
+                return -1;
             if (pass == RD_PRE) {
                 hprof_id nid = rd_id(in + b + 8 + id, id);
                 if (hu_map_put(&r->load_name, rd_id(in + b + 4, id), nid))
@@ -921,18 +1086,16 @@ static int redact_pass(redact *r, int pass)
             }
             break;
         case HPROF_TAG_FRAME:
-            if (rlen != 8 + 4 * (uint64_t)id)
-                return redact_fail(r, 1, "offset %llu: FRAME of length %llu",
-                                   (unsigned long long)p, (unsigned long long)rlen);
+            if (redact_kept_record(r, pass, p, rlen, HPROF_FRAME_SIZE(id)))
+                return -1;
             if (pass == RD_PRE)
                 for (unsigned i = 1; i <= 3; i++)
                     if (redact_names_or(r, rd_id(in + b + i * id, id), RD_N_FIELDNAME))
                         return -1;
             break;
         case HPROF_TAG_START_THREAD:
-            if (rlen != 8 + 4 * (uint64_t)id)
-                return redact_fail(r, 1, "offset %llu: START THREAD of length %llu",
-                                   (unsigned long long)p, (unsigned long long)rlen);
+            if (redact_kept_record(r, pass, p, rlen, HPROF_START_THREAD_SIZE(id)))
+                return -1;
             if (pass == RD_PRE && r->keep_thread_names) {
                 uint64_t q = b + 4 + id + 4;
                 for (unsigned i = 0; i < 3; i++)
@@ -952,8 +1115,14 @@ static int redact_pass(redact *r, int pass)
         case HPROF_TAG_END_THREAD:
         case HPROF_TAG_CPU_SAMPLES:
         case HPROF_TAG_CONTROL_SETTINGS:
-        case HPROF_TAG_HEAP_DUMP_END:
-            break; /* serials, counts and ids: no user data */
+        case HPROF_TAG_HEAP_DUMP_END: {
+            /* serials, counts, ids and flags, kept as they are: only as
+             * many bytes as their layout says */
+            uint64_t need = redact_layout_len(r, tag, in + b, rlen);
+            if (redact_kept_record(r, pass, p, rlen, need))
+                return -1;
+            break;
+        }
         default:
             /* a record we cannot read could hold anything: its body goes */
             if (pass == RD_OUT) {
@@ -1060,6 +1229,22 @@ static int redact_write_fd(void *ctx, const void *buf, size_t n)
     return 0;
 }
 
+/* After a gzread that gave no bytes: 0 at a clean end, else -1 with the
+ * error latched (a corrupt or cut stream is the input's fault; the message
+ * is zlib's without gzdopen's "<fd:N>: " prefix). */
+static int redact_gz_error(redact *r, gzFile gz, const char *path)
+{
+    int en;
+    const char *m = gzerror(gz, &en);
+    if (en == Z_OK)
+        return 0;
+    if (en == Z_ERRNO)
+        return redact_fail(r, 0, "%s: %s", path, strerror(errno));
+    if (strncmp(m, "<fd:", 4) == 0 && strstr(m, ": "))
+        m = strstr(m, ": ") + 2;
+    return redact_fail(r, 1, "gzip input: %s", m);
+}
+
 /* An unlinked temporary file holding what `fd` gives (inflated if gzip). */
 static int redact_spool(redact *r, int fd, const char *path)
 {
@@ -1099,14 +1284,14 @@ static int redact_spool(redact *r, int fd, const char *path)
     for (;;) {
         int n = gzread(gz, b, RD_BUF);
         if (n < 0) {
-            int en;
-            const char *m = gzerror(gz, &en);
-            redact_fail(r, en == Z_ERRNO ? 0 : 1, "%s: %s", path,
-                        en == Z_ERRNO ? strerror(errno) : m);
+            if (redact_gz_error(r, gz, path) == 0)
+                redact_fail(r, 1, "gzip input: unreadable");
             break;
         }
-        if (n == 0)
+        if (n == 0) { /* the end or a stream cut short: only gzerror tells */
+            redact_gz_error(r, gz, path);
             break;
+        }
         int e = redact_write_fd(&o, b, (size_t)n);
         if (e) {
             redact_fail(r, 0, "%s/(temporary file): %s", dir, strerror(e));

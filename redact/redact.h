@@ -6,7 +6,10 @@
  * primitive value is zero: primitive array elements, primitive instance
  * fields, primitive statics and constant-pool values; and in which every
  * UTF8 record that is not a name (of a class, field, method, signature,
- * source file or Android heap) has its bytes replaced by '*'. References,
+ * source file or Android heap) or one of the agent's HPROF SITES notes has
+ * its bytes replaced by '*'. What is kept as it is (records of serials,
+ * counts and ids) is kept only as far as its layout goes: bytes past it,
+ * and CLASS DUMPs' reserved ids, are zeroed. References,
  * roots, class dumps, lengths and names are kept, so a heap analyser shows
  * the same histogram, retained sizes and paths. Options keep selected
  * Strings readable (thread names, Strings held by classes matching a glob).
@@ -16,7 +19,8 @@
  * redactor refuses (an error, never a half-redacted output it calls good)
  * what it cannot redact safely: a structure it does not understand, an
  * instance whose class has no CLASS DUMP, an instance whose size does not
- * match its class's fields. Memory is proportional to the classes, the
+ * match its class's fields, a record shorter than its layout, a gzip
+ * stream cut short. Memory is proportional to the classes, the
  * names and what the options keep, never to the input's size.
  * Errors are sticky: the first one is kept (message with the offset), the
  * caller checks once.
@@ -51,6 +55,11 @@ typedef struct redact_stats {
     uint64_t statics_zeroed;   /* primitive statics and constant-pool values */
     uint64_t utf8_redacted;    /* UTF8 records replaced by '*' */
     uint64_t unknown_records;  /* top-level records of unknown tags (body zeroed) */
+    /* records kept as they are (TRACE, HEAP SUMMARY, LOAD CLASS, ...) whose
+     * length goes past their layout, and CLASS DUMPs whose reserved ids are
+     * not 0: those bytes, zeroed */
+    uint64_t slack_records;
+    uint64_t slack_bytes;
     uint64_t strings_kept;     /* String instances kept whole (options) */
     uint64_t arrays_kept;      /* their value arrays, kept */
 } redact_stats;
@@ -73,7 +82,8 @@ int redact_run(redact *r, const uint8_t *in, size_t len, redact_write_fn out, vo
  * output is plain HPROF. Returns 0, or -1 with redact_error(). */
 int redact_file(redact *r, const char *in_path, const char *out_path);
 
-/* The first error ("offset N: ..." or "PATH: strerror"), or NULL. */
+/* The first error ("offset N: ...", "gzip input: ..." or "PATH: strerror"),
+ * or NULL. */
 const char *redact_error(const redact *r);
 /* 1 when the error is the input's fault (malformed), 0 for I/O or memory. */
 int redact_error_is_input(const redact *r);

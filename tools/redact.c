@@ -92,6 +92,8 @@ int redact_cmd_main(int argc, char **argv)
         printf("  statics and constants zeroed %" PRIu64 ", UTF8 records redacted %" PRIu64
                ", unknown records zeroed %" PRIu64 "\n",
                s->statics_zeroed, s->utf8_redacted, s->unknown_records);
+        printf("  bytes outside a record's layout zeroed %" PRIu64 " (in %" PRIu64 " records)\n",
+               s->slack_bytes, s->slack_records);
         printf("  strings kept %" PRIu64 ", their arrays kept %" PRIu64 "\n", s->strings_kept,
                s->arrays_kept);
     }

@@ -15,9 +15,14 @@
 #    Java and JVM spellings of a glob give the same file; 'java.lang.Thread*'
 #    keeps the names of Threads, not of the SecretDemo$Worker;
 #  - gzip input and standard input give the same output as the plain file;
-#  - bad input: a cut dump, the fuzz corpus and crash files: exit 1 with an
-#    "hprof: redact" message and no output file (nor OUT.tmp), or exit 0;
-#    never a crash; usage errors exit 2;
+#  - bad input: a cut dump, a cut gzip, a record shorter than its layout,
+#    the fuzz corpus and crash files: exit 1 with an "hprof: redact" message
+#    and no output file (nor OUT.tmp), or exit 0; never a crash; usage
+#    errors exit 2;
+#  - what is kept as it is leaks nothing: secrets appended to one record of
+#    each kind kept (TRACE, HEAP SUMMARY, HEAP DUMP END, ...), in CLASS
+#    DUMP's reserved ids and in UTF8 texts starting "HPROF SITES " that the
+#    agent does not write are gone (the agent's own note is kept);
 #  - the agent with redact=y: heap=dump and heap=all, format=b and format=a,
 #    to a file and (heap=dump, format=b) to net=: no secret in any output
 #    (and the same runs with redact=n hold them).
@@ -212,6 +217,70 @@ for f in "$SRC"/tests/fuzz/corpus/* "$SRC"/tests/fuzz/crashes/*; do
 done
 [ $n -gt 0 ] || fail "no corpus file was refused: is the corpus there?"
 echo "   $n corpus/crash files refused with a message"
+step "what is kept as it is holds no secret: bytes past a record's layout, HPROF SITES texts"
+# SECRETnn in hex: 8 bytes appended to one record of each kind kept as it
+# is (id size 8), and in a CLASS DUMP's reserved ids
+sec() { printf 'SECRET%02d' "$1" | od -An -tx1 | tr -d ' \n'; }
+{
+    echo 'header "JAVA PROFILE 1.0.2" id-size=8 time=1700000000000'
+    echo 'UTF8 id=0x1 "java/lang/Object"'
+    echo 'UTF8 id=0x9 "HPROF SITES password=hunter2SECRET30"'
+    echo 'UTF8 id=0xa "HPROF SITES SAMPLES: 524288 3/1 SECRET31"'
+    echo 'UTF8 id=0xb "HPROF SITES SAMPLES: 524288 3/1 1/0"'
+    i=1
+    for rec in "02 00000001 0000000000000100 00000000 0000000000000001" \
+        "03 00000001" \
+        "04 0000000000000050 0000000000000001 0000000000000001 0000000000000001 00000001 0000002a" \
+        "05 00000001 00000001 00000001 0000000000000050" \
+        "06 0000 00000000 00000030 00000002 0000000000000060 0000000000000004 00000001 00 00000001 00000001 00000018 00000018 00000018 00000018" \
+        "07 00000030 00000002 0000000000000060 0000000000000004" \
+        "0a 00000001 0000000000004000 00000001 0000000000000001 0000000000000001 0000000000000001" \
+        "0b 00000001" \
+        "0d 00000005 00000001 00000005 00000001" \
+        "0e 00000000 0004" \
+        "2c"; do
+        tag=${rec%% *}
+        echo "record tag=0x$tag"
+        [ "$rec" = "$tag" ] || echo "  raw ${rec#"$tag" }"
+        echo "  raw $(sec $i)"
+        i=$((i + 1))
+    done
+    echo 'HEAP_DUMP_SEGMENT'
+    echo "  CLASS_DUMP id=0x100 trace=1 reserved1=0x$(sec 20) reserved2=0x$(sec 21) size=0"
+    echo 'HEAP_DUMP_END'
+} >kept.txt
+"$HPROF" asm kept.txt -o kept.hprof || fail "hprof asm kept.txt"
+expect_eq "secrets in the file made to leak" 15 "$(grep -ao 'SECRET[0-9][0-9]' kept.hprof | wc -l)"
+"$HPROF" redact kept.hprof -o kept.red >kept.log || fail "hprof redact kept.hprof: $(cat kept.log)"
+expect_eq "secrets left by hprof redact" 0 "$(grep -ao 'SECRET' kept.red | wc -l)"
+expect_eq "output size" "$(stat -c %s kept.hprof)" "$(stat -c %s kept.red)"
+grep -q "bytes outside a record's layout zeroed 104 (in 12 records)" kept.log ||
+    fail "summary of the bytes past a layout: $(cat kept.log)"
+grep -q "UTF8 records redacted 2," kept.log || fail "summary of UTF8 records: $(cat kept.log)"
+grep -aq 'HPROF SITES SAMPLES: 524288 3/1 1/0' kept.red || fail "the agent's own note was not kept"
+# one byte short of its layout: refused
+printf '%s\n' 'header "JAVA PROFILE 1.0.2" id-size=8 time=1700000000000' 'record tag=0x0e' '  raw 00000000 00' >short.txt
+"$HPROF" asm short.txt -o short.hprof || fail "hprof asm short.txt"
+rc=0
+"$HPROF" redact short.hprof -o short.out 2>short.err || rc=$?
+expect_eq "exit status on a record shorter than its layout" 1 $rc
+expect_eq "message" "hprof: redact short.hprof: offset 31: CONTROL SETTINGS record of length 5, its layout needs 6 (nothing written)" "$(cat short.err)"
+[ ! -e short.out ] && [ ! -e short.out.tmp ] || fail "a refused file left an output"
+
+step "a gzip input cut short: refused, as gzip -t and hprof convert do"
+gzip -c $hs >whole.gz
+{ cat whole.gz; head -c 12 whole.gz; } >cutz.gz
+head -c $(($(stat -c %s whole.gz) - 1)) whole.gz >cutz2.gz
+for z in cutz.gz cutz2.gz; do
+    ! gzip -t $z 2>/dev/null || fail "gzip -t accepts $z: not a cut file"
+    rc=0
+    "$HPROF" redact $z -o $z.out 2>$z.err || rc=$?
+    expect_eq "exit status on $z" 1 $rc
+    expect_eq "message" "hprof: redact $z: gzip input: unexpected end of file (nothing written)" "$(cat $z.err)"
+    [ ! -e $z.out ] && [ ! -e $z.out.tmp ] || fail "$z left an output"
+done
+"$HPROF" redact whole.gz -o whole.out --quiet || fail "hprof redact of the whole gzip file"
+
 for args in "" "$hs" "$hs -o" "$hs -o x --bogus" "$hs $hs -o x"; do
     rc=0
     # shellcheck disable=SC2086 # the arguments as words

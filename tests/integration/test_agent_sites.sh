@@ -4,7 +4,8 @@
 # reader: exact allocated and live counts and bytes per site, trace frames and
 # lines, THREAD START/END, the SITES layout (header, columns, ranks, cutoff,
 # TRACE blocks once and before use), thread=y, depth=1, lineno=n, sample=,
-# and `hprof verify` on every binary run.
+# and `hprof verify` on every binary run; `hprof redact` keeps the agent's
+# HPROF SITES notes (NOTE, SAMPLES, U8): `hprof sites` reads the same after it.
 #
 # usage: bash test_agent_sites.sh HPROF_TOOL PROJECT_DIR WORKDIR AGENT_SO   (run by ctest)
 # Env: HPROF_TEST_JDKS="jdk1 jdk2" overrides the JDK list;
@@ -45,6 +46,24 @@ KEEP=10000 DROP=100000 LATE=1000 BIG=600 LONGS=8388624
 # Dropped before the exit (G1's default first heap here is ~10 MB, and the
 # agent's warm-up allocates a random amount: a young GC could come first)
 LIVE_HEAP=-Xms256m
+# redacted_sites FILE KIND ARGS...: the agent's notes of KIND ("NOTE: ",
+# "SAMPLES: ", "U8: ") are in the binary FILE, `hprof redact` keeps every
+# one of them (it keeps only the texts the agent writes), and `hprof sites
+# ARGS` reads the same from the redacted file as from FILE
+redacted_sites() {
+    local f=$1 kind=$2
+    shift 2
+    local n
+    n=$(grep -ac "HPROF SITES $kind" "$f" || true)
+    [ "$n" -gt 0 ] || fail "$f: no HPROF SITES $kind note"
+    "$HPROF" redact "$f" -o "$f.red" --quiet || fail "hprof redact $f"
+    expect_eq "$f: HPROF SITES notes kept by hprof redact" "$(grep -ac 'HPROF SITES ' "$f")" \
+        "$(grep -ac 'HPROF SITES ' "$f.red")"
+    "$HPROF" sites "$@" "$f" >"$f.sites" || fail "hprof sites $f"
+    "$HPROF" sites "$@" "$f.red" >"$f.red.sites" || fail "hprof sites $f.red"
+    cmp -s "$f.sites" "$f.red.sites" ||
+        fail "hprof sites of $f redacted: $(diff "$f.sites" "$f.red.sites" | head -5)"
+}
 # the flags of the last ALLOC SITES record of a binary file (independent of
 # the project's reader)
 sites_flags() {
@@ -184,6 +203,7 @@ for JDK in $FOUND_JDKS; do
     grep -q '^SITES BEGIN (ordered by live bytes, estimated from samples every 524288 bytes) ' eb$V.txt ||
         fail "eb$V.txt: hprof sites does not say the figures are estimated: $(grep '^SITES BEGIN' eb$V.txt)"
     check_samples eb$V.txt
+    redacted_sites eb$V.hprof "SAMPLES: " --cutoff 0
     echo "   ok: every row shows its samples (text and hprof sites), figures = samples x sample/size"
 
     step "live counts at exit: exact after main returns and System.exit, said when not"
@@ -237,6 +257,7 @@ for JDK in $FOUND_JDKS; do
     "$HPROF" sites xzb$V.hprof >xzb$V.txt || fail "hprof sites xzb$V.hprof"
     grep -q "^SITES BEGIN (ordered by live bytes; $NOTE_Z) " xzb$V.txt ||
         fail "hprof sites xzb$V.hprof: no note in the header: $(grep '^SITES BEGIN' xzb$V.txt)"
+    redacted_sites xzb$V.hprof "NOTE: "
     echo "   ok: exact at return and exit (1 GC, the agent's), halt/hook/ZGC say why not (text, binary)"
 
     step "more than 4 GiB at one site: true figures in text and hprof sites, verify warns"
@@ -246,6 +267,7 @@ for JDK in $FOUND_JDKS; do
     jrun bigb$V 0 no "$A=heap=sites,format=b,file=$WORK/bigb$V.hprof" -cp classes LiveDemo big $BIG
     "$HPROF" sites bigb$V.hprof >bigb$V.txt || fail "hprof sites bigb$V.hprof"
     check_site bigb$V.txt 'long[]' "$F_BIG" 1 $BIG $((BIG * LONGS)) 1 $LONGS
+    redacted_sites bigb$V.hprof "U8: "
     rc=0; "$HPROF" verify bigb$V.hprof >bigb$V.verify 2>&1 || rc=$?
     expect_eq "hprof verify bigb$V.hprof: exit status (a warning)" 1 $rc
     grep -q '^warning at offset [0-9]* \[u4-saturated\]: ALLOC SITES .* holds 1 value(s) at the u4 maximum 4294967295 (first: allocated bytes of site #' bigb$V.verify ||

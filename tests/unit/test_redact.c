@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "redact/redact.h"
 #include "testutil.h"
@@ -69,7 +70,8 @@ static uint8_t *tr_file(unsigned id, int redacted, int late, int v101, size_t *l
     hw_utf8z(w, 8, redacted ? "*****************" : "SUPERSECRET-UNREF");
     hw_utf8z(w, 9, "Base");
     hw_utf8z(w, 10, "b_int");
-    hw_utf8z(w, 11, "HPROF SITES NOTE: kept");
+    hw_utf8z(w, 11, HPROF_SITES_NOTE "live not exact: no GC forced since 12:34:56: "
+                    "objects not yet collected count as live");
     hw_utf8z(w, 12, "run");
     hw_load_class(w, 1, 0x100, 0, 1);
     hw_load_class(w, 2, 0x200, 0, 9);
@@ -312,6 +314,363 @@ static void test_malformed(void)
     free(in);
 }
 
+/* ---- leaks through what is kept as it is (records, notes, gzip) ---- */
+
+/* A file built byte by byte (the writer cannot write a malformed one). */
+typedef struct tr_raw { uint8_t b[4096]; size_t n; } tr_raw;
+
+static void tr_raw_put(tr_raw *f, uint64_t v, unsigned n)
+{
+    CU_ASSERT_FATAL(f->n + n <= sizeof f->b);
+    tr_put_be(f->b + f->n, v, n);
+    f->n += n;
+}
+
+static void tr_raw_bytes(tr_raw *f, const void *p, size_t n)
+{
+    CU_ASSERT_FATAL(f->n + n <= sizeof f->b);
+    memcpy(f->b + f->n, p, n);
+    f->n += n;
+}
+
+static void tr_raw_header(tr_raw *f)
+{
+    f->n = 0;
+    tr_raw_bytes(f, HPROF_MAGIC_1_0_2, HPROF_MAGIC_LEN + 1);
+    tr_raw_put(f, 8, 4);
+    tr_raw_put(f, 1700000000000ULL, 8);
+}
+
+/* A record's header; returns the offset of its length, for tr_raw_end. */
+static size_t tr_raw_rec(tr_raw *f, unsigned tag)
+{
+    tr_raw_put(f, tag, 1);
+    tr_raw_put(f, 0, 4);
+    tr_raw_put(f, 0, 4);
+    return f->n - 4;
+}
+
+static void tr_raw_end(tr_raw *f, size_t lenoff)
+{
+    tr_put_be(f->b + lenoff, f->n - lenoff - 4, 4);
+}
+
+#define TR_SLACK "SECRET%02u" /* 8 bytes appended to a record */
+
+/* One record of each kind kept as it is, at its layout's length (id size
+ * 8), then `slack` bytes ("SECRETnn") past it; and a CLASS DUMP whose
+ * reserved ids hold secrets (when `slack`). `cut`: the record of that
+ * index one byte short of its layout instead (1..12), nothing appended. */
+static size_t tr_kept_records(tr_raw *f, int slack, unsigned cut)
+{
+    char sec[16];
+    unsigned k = 0;
+    tr_raw_header(f);
+    for (unsigned i = 1; i <= 12; i++) {
+        static const unsigned tags[] = {
+            0, HPROF_TAG_LOAD_CLASS, HPROF_TAG_UNLOAD_CLASS, HPROF_TAG_FRAME, HPROF_TAG_TRACE,
+            HPROF_TAG_ALLOC_SITES, HPROF_TAG_HEAP_SUMMARY, HPROF_TAG_START_THREAD,
+            HPROF_TAG_END_THREAD, HPROF_TAG_CPU_SAMPLES, HPROF_TAG_CONTROL_SETTINGS,
+            HPROF_TAG_HEAP_DUMP_SEGMENT, HPROF_TAG_HEAP_DUMP_END};
+        size_t lo = tr_raw_rec(f, tags[i]);
+        switch (tags[i]) {
+        case HPROF_TAG_LOAD_CLASS: /* serial, class, trace, name */
+            tr_raw_put(f, 1, 4);
+            tr_raw_put(f, 0x100, 8);
+            tr_raw_put(f, 0, 4);
+            tr_raw_put(f, 0x1, 8);
+            break;
+        case HPROF_TAG_UNLOAD_CLASS:
+        case HPROF_TAG_END_THREAD: tr_raw_put(f, 7, 4); break;
+        case HPROF_TAG_FRAME: /* frame, method, signature, source, class, line */
+            for (unsigned j = 0; j < 4; j++)
+                tr_raw_put(f, j ? 0x1 : 0x50, 8);
+            tr_raw_put(f, 1, 4);
+            tr_raw_put(f, 42, 4);
+            break;
+        case HPROF_TAG_TRACE: /* serial, thread, 2 frames */
+            tr_raw_put(f, 1, 4);
+            tr_raw_put(f, 1, 4);
+            tr_raw_put(f, 2, 4);
+            tr_raw_put(f, 0x50, 8);
+            tr_raw_put(f, 0x50, 8);
+            break;
+        case HPROF_TAG_ALLOC_SITES: /* the head, 1 site */
+            tr_raw_put(f, 0, 2);
+            tr_raw_put(f, 0, 4);
+            tr_raw_put(f, 48, 4);
+            tr_raw_put(f, 2, 4);
+            tr_raw_put(f, 96, 8);
+            tr_raw_put(f, 4, 8);
+            tr_raw_put(f, 1, 4);
+            tr_raw_put(f, 0, 1);
+            tr_raw_put(f, 1, 4);
+            tr_raw_put(f, 1, 4);
+            for (unsigned j = 0; j < 4; j++)
+                tr_raw_put(f, 24, 4);
+            break;
+        case HPROF_TAG_HEAP_SUMMARY:
+            tr_raw_put(f, 48, 4);
+            tr_raw_put(f, 2, 4);
+            tr_raw_put(f, 96, 8);
+            tr_raw_put(f, 4, 8);
+            break;
+        case HPROF_TAG_START_THREAD: /* serial, thread, trace, 3 names */
+            tr_raw_put(f, 1, 4);
+            tr_raw_put(f, 0x4000, 8);
+            tr_raw_put(f, 1, 4);
+            for (unsigned j = 0; j < 3; j++)
+                tr_raw_put(f, 0x1, 8);
+            break;
+        case HPROF_TAG_CPU_SAMPLES: /* total, 1 trace: count, serial */
+            tr_raw_put(f, 5, 4);
+            tr_raw_put(f, 1, 4);
+            tr_raw_put(f, 5, 4);
+            tr_raw_put(f, 1, 4);
+            break;
+        case HPROF_TAG_CONTROL_SETTINGS:
+            tr_raw_put(f, 0, 4);
+            tr_raw_put(f, 4, 2);
+            break;
+        case HPROF_TAG_HEAP_DUMP_SEGMENT: /* a CLASS DUMP: its reserved ids */
+            tr_raw_put(f, HPROF_GC_CLASS_DUMP, 1);
+            tr_raw_put(f, 0x100, 8);
+            tr_raw_put(f, 1, 4);
+            for (unsigned j = 0; j < 4; j++) tr_raw_put(f, 0, 8);
+            for (unsigned j = 0; j < 2; j++) {
+                snprintf(sec, sizeof sec, TR_SLACK, slack ? 20 + j : 0);
+                if (slack)
+                    tr_raw_bytes(f, sec, 8);
+                else
+                    tr_raw_put(f, 0, 8);
+            }
+            tr_raw_put(f, 0, 4);
+            for (unsigned j = 0; j < 3; j++) tr_raw_put(f, 0, 2);
+            break;
+        default: break;
+        }
+        if (i == cut)
+            f->n--; /* one byte short */
+        else if (slack && tags[i] != HPROF_TAG_HEAP_DUMP_SEGMENT) {
+            snprintf(sec, sizeof sec, TR_SLACK, i);
+            tr_raw_bytes(f, sec, 8);
+            k++;
+        }
+        tr_raw_end(f, lo);
+    }
+    return k;
+}
+
+/* Bytes past the layout of a record kept as it is (and CLASS DUMP's
+ * reserved ids) are zeroed and counted; a record short of its layout is
+ * refused. */
+static void test_kept_record_slack(void)
+{
+    static tr_raw in, want;
+    size_t k = tr_kept_records(&in, 1, 0);
+    CU_ASSERT_EQUAL(k, 11);
+    CU_ASSERT_PTR_NOT_NULL(memmem(in.b, in.n, "SECRET", 6));
+    /* what it must become: the same with the 11 slacks and the 2 reserved
+     * ids zeroed */
+    want = in;
+    for (uint8_t *p = want.b; (p = memmem(p, want.n - (size_t)(p - want.b), "SECRET", 6)); p += 8)
+        memset(p, 0, 8);
+    redact *r = redact_init(NULL);
+    tr_buf out = {0};
+    CU_ASSERT_EQUAL(redact_run(r, in.b, in.n, tr_write, &out), 0);
+    CU_ASSERT_PTR_NULL(redact_error(r));
+    CU_ASSERT(out.n == in.n && memcmp(out.p, want.b, in.n) == 0);
+    CU_ASSERT_PTR_NULL(memmem(out.p, out.n, "SECRET", 6));
+    CU_ASSERT_EQUAL(redact_get_stats(r)->slack_records, 11 + 1);
+    CU_ASSERT_EQUAL(redact_get_stats(r)->slack_bytes, 11 * 8 + 2 * 8);
+    CU_ASSERT_EQUAL(redact_get_stats(r)->unknown_records, 0);
+    redact_cleanup(r);
+    free(out.p);
+    /* at their layout's length: the output is the input, nothing counted */
+    tr_kept_records(&in, 0, 0);
+    r = redact_init(NULL);
+    out = (tr_buf){0};
+    CU_ASSERT_EQUAL(redact_run(r, in.b, in.n, tr_write, &out), 0);
+    CU_ASSERT(out.n == in.n && memcmp(out.p, in.b, in.n) == 0);
+    CU_ASSERT_EQUAL(redact_get_stats(r)->slack_records, 0);
+    CU_ASSERT_EQUAL(redact_get_stats(r)->slack_bytes, 0);
+    redact_cleanup(r);
+    free(out.p);
+    /* each kind one byte short: refused, as the input's fault */
+    static const char *const msgs[] = {
+        NULL,
+        "LOAD CLASS record of length 23, its layout needs 24",
+        "UNLOAD CLASS record of length 3, its layout needs 4",
+        "FRAME record of length 39, its layout needs 40",
+        "TRACE record of length 27, its layout needs 28",
+        "ALLOC SITES record of length 58, its layout needs 59",
+        "HEAP SUMMARY record of length 23, its layout needs 24",
+        "START THREAD record of length 39, its layout needs 40",
+        "END THREAD record of length 3, its layout needs 4",
+        "CPU SAMPLES record of length 15, its layout needs 16",
+        "CONTROL SETTINGS record of length 5, its layout needs 6",
+        "CLASS DUMP goes past the end",
+        NULL /* HEAP DUMP END: 0 bytes, cannot be one short */};
+    for (unsigned cut = 1; cut <= 11; cut++) {
+        tr_kept_records(&in, 0, cut);
+        r = redact_init(NULL);
+        out = (tr_buf){0};
+        CU_ASSERT_EQUAL(redact_run(r, in.b, in.n, tr_write, &out), -1);
+        CU_ASSERT(redact_error_is_input(r));
+        const char *e = redact_error(r);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+        if (!strstr(e, msgs[cut]))
+            fprintf(stderr, "\ncut %u: %s\n", cut, e);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e, msgs[cut]));
+        CU_ASSERT_EQUAL(out.n, 0);
+        redact_cleanup(r);
+        free(out.p);
+    }
+    /* too short for a count: TRACE of 11 bytes */
+    tr_raw_header(&in);
+    size_t lo = tr_raw_rec(&in, HPROF_TAG_TRACE);
+    tr_raw_put(&in, 0, 8);
+    tr_raw_put(&in, 0, 3);
+    tr_raw_end(&in, lo);
+    r = redact_init(NULL);
+    out = (tr_buf){0};
+    CU_ASSERT_EQUAL(redact_run(r, in.b, in.n, tr_write, &out), -1);
+    CU_ASSERT_STRING_EQUAL(redact_error(r),
+                           "offset 31: TRACE record of length 11, too short for its layout");
+    redact_cleanup(r);
+    free(out.p);
+}
+
+/* UTF8 records starting "HPROF SITES ": kept only when they are exactly
+ * what the agent writes. */
+static void test_sites_notes(void)
+{
+    static const char *const good[] = {
+        HPROF_SITES_NOTE "live not exact: no GC forced before this output: objects not yet "
+            "collected count as live",
+        HPROF_SITES_NOTE "live not exact: no GC forced before this output as the JVM exits: "
+            "objects not yet collected count as live",
+        HPROF_SITES_NOTE "live not exact: no GC is forced with ZGC or Shenandoah: objects "
+            "not yet collected count as live",
+        HPROF_SITES_NOTE "live not exact: no GC forced since 09:05:59 and the JVM is "
+            "exiting: objects not yet collected count as live",
+        HPROF_SITES_NOTE "live as of the GC forced when the exit began at 23:59:01: 1 "
+            "object allocated after it counts as live",
+        HPROF_SITES_NOTE "live as of the GC forced when the exit began at 23:59:01: 12 "
+            "sampled objects allocated after it count as live",
+        HPROF_SITES_SAMPLES "524288",
+        HPROF_SITES_SAMPLES "524288 3/1 1/0 0/0",
+        HPROF_SITES_U8 "8388624 1",
+        HPROF_SITES_U8 "8388624 1 1:8388624,1,5033174400,600 7:1,2,3,4",
+    };
+    static const char *const bad[] = {
+        "HPROF SITES password=hunter2SECRET09",
+        "HPROF SITES NOTE: kept SECRET",
+        HPROF_SITES_NOTE "live not exact: no GC forced before this output: objects not yet "
+            "collected count as liveSECRET",
+        HPROF_SITES_NOTE "live not exact: no GC forced since SECRET12: objects not yet "
+            "collected count as live",
+        HPROF_SITES_NOTE "live as of the GC forced when the exit began at 23:59:01: -1 "
+            "objects allocated after it count as live",
+        HPROF_SITES_SAMPLES "",
+        HPROF_SITES_SAMPLES "524288 3/1 SECRET",
+        HPROF_SITES_SAMPLES "524288 3/1 ",
+        HPROF_SITES_SAMPLES "524288  3/1",
+        HPROF_SITES_SAMPLES "5242 88 3/1",
+        HPROF_SITES_U8 "8388624",
+        HPROF_SITES_U8 "8388624 1 1:8388624,1,5033174400",
+        HPROF_SITES_U8 "8388624 1 1:8388624,1,5033174400,600,SECRET",
+        "HPROF SITES U8 1 2",
+    };
+    size_t ng = sizeof good / sizeof good[0], nb = sizeof bad / sizeof bad[0];
+    hw_sink *sink;
+    hw_writer *w = tu_mem_writer(8, &sink);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    for (size_t i = 0; i < ng; i++)
+        hw_utf8z(w, 0x100 + i, good[i]);
+    for (size_t i = 0; i < nb; i++)
+        hw_utf8z(w, 0x200 + i, bad[i]);
+    CU_ASSERT_EQUAL_FATAL(hw_writer_close(w, NULL, 0), 0);
+    size_t n;
+    uint8_t *in = tu_sink_copy(sink, &n);
+    hw_sink_free(sink);
+    redact *r = redact_init(NULL);
+    tr_buf out = {0};
+    CU_ASSERT_EQUAL(redact_run(r, in, n, tr_write, &out), 0);
+    CU_ASSERT_EQUAL(out.n, n);
+    CU_ASSERT_EQUAL(redact_get_stats(r)->utf8_redacted, nb);
+    for (size_t i = 0; i < ng; i++)
+        CU_ASSERT_PTR_NOT_NULL(memmem(out.p, out.n, good[i], strlen(good[i])));
+    for (size_t i = 0; i < nb; i++) { /* its text, after its id: all '*' */
+        uint8_t rec[128];
+        size_t tl = strlen(bad[i]);
+        tr_put_be(rec, 0x200 + i, 8);
+        memcpy(rec + 8, bad[i], tl);
+        const uint8_t *at = memmem(in, n, rec, 8 + tl);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+        size_t off = (size_t)(at - in) + 8, stars = 0;
+        while (stars < tl && out.p[off + stars] == '*')
+            stars++;
+        CU_ASSERT_EQUAL(stars, tl);
+    }
+    CU_ASSERT_PTR_NULL(memmem(out.p, out.n, "SECRET", 6));
+    CU_ASSERT_PTR_NOT_NULL(memmem(in, n, "SECRET", 6));
+    redact_cleanup(r);
+    free(out.p);
+    free(in);
+}
+
+/* A gzip input cut short (after a whole first member, as `cat a.gz
+ * b.gz` cut would be) or corrupt is refused, nothing left at OUT. */
+static void test_gzip_cut(void)
+{
+    size_t n;
+    uint8_t *in = tr_file(8, 0, 0, 0, &n);
+    char dir[] = "/tmp/test_redact_XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    char gp[64], cp[64], op[64];
+    snprintf(gp, sizeof gp, "%s/in.gz", dir);
+    snprintf(cp, sizeof cp, "%s/cut.gz", dir);
+    snprintf(op, sizeof op, "%s/out.hprof", dir);
+    gzFile gz = gzopen(gp, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(gz);
+    CU_ASSERT_EQUAL(gzwrite(gz, in, (unsigned)n), (int)n);
+    CU_ASSERT_EQUAL(gzclose(gz), Z_OK);
+    FILE *f = fopen(gp, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    static uint8_t z[1 << 16];
+    size_t zn = fread(z, 1, sizeof z, f);
+    fclose(f);
+    CU_ASSERT_FATAL(zn > 40 && zn < sizeof z);
+    /* the whole member: redacted */
+    redact *r = redact_init(NULL);
+    CU_ASSERT_EQUAL(redact_file(r, gp, op), 0);
+    CU_ASSERT_EQUAL(redact_get_stats(r)->bytes, n);
+    redact_cleanup(r);
+    unlink(op);
+    /* the member, then the first 12 bytes of another; the member cut in
+     * its middle; its trailer's last byte gone (an intact HPROF inside) */
+    size_t cuts[][2] = {{zn, 12}, {zn / 2, 0}, {zn - 1, 0}};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        f = fopen(cp, "wb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        CU_ASSERT_EQUAL(fwrite(z, 1, cuts[c][0], f), cuts[c][0]);
+        CU_ASSERT_EQUAL(fwrite(z, 1, cuts[c][1], f), cuts[c][1]);
+        fclose(f);
+        r = redact_init(NULL);
+        CU_ASSERT_EQUAL(redact_file(r, cp, op), -1);
+        CU_ASSERT(redact_error_is_input(r));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(redact_error(r));
+        CU_ASSERT_STRING_EQUAL(redact_error(r), "gzip input: unexpected end of file");
+        redact_cleanup(r);
+        CU_ASSERT_EQUAL(access(op, F_OK), -1);
+    }
+    unlink(cp);
+    unlink(gp);
+    rmdir(dir);
+    free(in);
+}
+
 static void test_glob(void)
 {
     CU_ASSERT(redact_glob_match("com.acme.*", "com/acme/Foo", 12));
@@ -334,7 +693,10 @@ static int tr_suites(void)
         !CU_add_test(s, "corpus: the original agent's dump", test_corpus_original) ||
         !CU_add_test(s, "corpus: jmap's dump", test_corpus_jmap) ||
         !CU_add_test(s, "keep thread names", test_keep_thread_names) ||
-        !CU_add_test(s, "malformed input", test_malformed) || !CU_add_test(s, "glob", test_glob))
+        !CU_add_test(s, "malformed input", test_malformed) ||
+        !CU_add_test(s, "bytes past a kept record's layout", test_kept_record_slack) ||
+        !CU_add_test(s, "HPROF SITES notes", test_sites_notes) ||
+        !CU_add_test(s, "cut gzip", test_gzip_cut) || !CU_add_test(s, "glob", test_glob))
         return -1;
     return 0;
 }

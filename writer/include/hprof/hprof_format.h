@@ -162,6 +162,44 @@ static inline int hprof_type_is_primitive(unsigned t)
 #define HPROF_OBJ_ARRAY_DUMP_FIXED(idsz) (2u * (idsz) + 8u)
 #define HPROF_PRIM_ARRAY_DUMP_FIXED(idsz) ((idsz) + 9u)
 
+/* ---- body lengths of top-level records (without the 9-byte record header) ---- */
+/* LOAD CLASS: u4 class serial, id class, u4 trace serial, id name */
+#define HPROF_LOAD_CLASS_SIZE(idsz) (2u * (idsz) + 8u)
+#define HPROF_UNLOAD_CLASS_SIZE 4u  /* u4 class serial */
+/* FRAME: id frame, id method name, id signature, id source file, u4 class
+ * serial, i4 line */
+#define HPROF_FRAME_SIZE(idsz) (4u * (idsz) + 8u)
+/* TRACE: u4 serial, u4 thread serial, u4 n, then n frame ids */
+#define HPROF_TRACE_FIXED 12u
+/* ALLOC SITES: u2 flags, f4 cutoff, u4 live bytes, u4 live instances, u8
+ * bytes allocated, u8 instances allocated, u4 n; then n sites of u1 is_array,
+ * u4 class serial, u4 trace serial and four u4 counts */
+#define HPROF_ALLOC_SITES_FIXED 34u
+#define HPROF_ALLOC_SITE_SIZE 25u
+/* HEAP SUMMARY: u4 live bytes, u4 live instances, u8 bytes, u8 instances */
+#define HPROF_HEAP_SUMMARY_SIZE 24u
+/* START THREAD: u4 serial, id thread, u4 trace serial, id name, id group
+ * name, id parent group name */
+#define HPROF_START_THREAD_SIZE(idsz) (4u * (idsz) + 8u)
+#define HPROF_END_THREAD_SIZE 4u    /* u4 thread serial */
+/* CPU SAMPLES: u4 total, u4 n, then n of (u4 count, u4 trace serial) */
+#define HPROF_CPU_SAMPLES_FIXED 8u
+#define HPROF_CPU_SAMPLE_SIZE 8u
+#define HPROF_CONTROL_SETTINGS_SIZE 6u /* u4 flags, u2 stack depth */
+#define HPROF_HEAP_DUMP_END_SIZE 0u
+
+/* ---- sizes of GC root and Android sub-records (without the u1 sub-tag) ---- */
+#define HPROF_ROOT_ID_FIXED(idsz) (idsz)                  /* id obj */
+#define HPROF_ROOT_JNI_GLOBAL_FIXED(idsz) (2u * (idsz))   /* id obj, id jni-ref */
+#define HPROF_ROOT_THREAD_FRAME_FIXED(idsz) ((idsz) + 8u) /* id obj, u4, u4 */
+#define HPROF_ROOT_THREAD_FIXED(idsz) ((idsz) + 4u)       /* id obj, u4 thread */
+#define HPROF_HEAP_DUMP_INFO_FIXED(idsz) ((idsz) + 4u)    /* u4 heap type, id name */
+#define HPROF_PRIM_ARRAY_NODATA_FIXED(idsz) ((idsz) + 9u) /* id, u4 trace, u4 n, u1 type */
+/* where CLASS DUMP's two reserved ids start, from its class id (after the
+ * sub-tag): id class, u4 trace, id super, id loader, id signers, id
+ * protection domain */
+#define HPROF_CLASS_DUMP_RESERVED_OFF(idsz) (5u * (idsz) + 4u)
+
 /* Human-readable names, for tools and messages ("UTF8", "ROOT JNI GLOBAL").
  * Return NULL for an unknown tag. Defined in the writer library. */
 HPROF_API const char *hprof_tag_name(unsigned tag);

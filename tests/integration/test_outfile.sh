@@ -9,7 +9,8 @@
 # run; `-o LINK` is refused and its target untouched; a symbolic link
 # planted at the old temporary name OUT.tmp redirects nothing; `-o INPUT` is
 # refused and the input intact; a failing run leaves the previous OUT intact
-# and no temporary file; a successful one replaces it. And `asm >> file` (an
+# and no temporary file; a successful one replaces it; standard output that
+# is the input (`>> INPUT`) is refused. And `asm >> file` (an
 # O_APPEND standard output) of a heap dump record past the 16 MiB streaming
 # threshold, or after bytes already written, gives exactly the right bytes.
 set -euo pipefail
@@ -153,6 +154,22 @@ for cmd in convert redact disasm asm; do
     [ ! -e new.out ] || fail "$cmd: a failing run left new.out"
     no_tmp new.out
 done
+
+step "standard output appended to the input: refused, the input intact"
+expect_rc_append() { # expect_rc_append WANT FILE CMD...: CMD >>FILE
+    local want=$1 file=$2 rc=0
+    shift 2
+    "$@" >>"$file" 2>err.txt || rc=$?
+    [ "$rc" = "$want" ] || fail "'$* >>$file' exited $rc, expected $want: $(head -c 400 err.txt)"
+}
+expect_rc_append 1 base.hprof "$HPROF" disasm base.hprof
+has_msg "hprof: (stdout): standard output is the input file; refusing to write to it"
+expect_rc_append 1 base.txt "$HPROF" asm base.txt
+has_msg "hprof: (stdout): standard output is the input file; refusing to write to it"
+expect_rc_append 1 base.hprof "$HPROF" redact base.hprof -o - --quiet
+has_msg "hprof: redact: (stdout): standard output is the input file; refusing to write to it"
+cmp base.hprof base.copy || fail "appending to the input changed base.hprof"
+cmp base.txt base.txt.copy || fail "appending to the input changed base.txt"
 
 step "convert, redact, disasm and asm wrote what they wrote before (exact sizes)"
 [ "$(stat -c %s ref.disasm)" = "$(stat -c %s base.txt)" ] || fail "disasm: $(stat -c %s ref.disasm) bytes"

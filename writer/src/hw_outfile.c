@@ -52,11 +52,14 @@ static hw_outfile *hw_outfile_refuse(int e, int *err, char *msg, size_t msglen, 
     return NULL;
 }
 
-/* Same file as the input: a character device (/dev/null, a tty) is shared
- * harmlessly; a regular file or FIFO would be destroyed or deadlock. */
+/* Same file as the input: a regular file would be destroyed (read after
+ * being written), a FIFO would deadlock. A character device (/dev/null, a
+ * tty) or a socket (stdin and stdout of an inetd-style service) is shared
+ * harmlessly. */
 static int hw_outfile_same(const struct stat *a, const struct stat *in)
 {
-    return !S_ISCHR(a->st_mode) && a->st_dev == in->st_dev && a->st_ino == in->st_ino;
+    return (S_ISREG(a->st_mode) || S_ISFIFO(a->st_mode)) && a->st_dev == in->st_dev &&
+           a->st_ino == in->st_ino;
 }
 
 static hw_outfile *hw_outfile_new(int fd, int to_stdout, const char *path, char *tmp, int *err,

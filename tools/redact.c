@@ -89,15 +89,15 @@ int redact_cmd_main(int argc, char **argv)
         /* -o - : the dump is standard output, the summary goes to stderr */
         FILE *sf = strcmp(out, "-") == 0 ? stderr : stdout;
         fprintf(sf, "redacted %s -> %s: %" PRIu64 " bytes in %.3f s (%.0f MB/s, %" PRIu64 " passes)\n",
-               in, out, s->bytes, dt, dt > 0 ? (double)s->bytes / dt / 1e6 : 0.0, s->passes);
+                in, out, s->bytes, dt, dt > 0 ? (double)s->bytes / dt / 1e6 : 0.0, s->passes);
         fprintf(sf, "  classes %" PRIu64 ", instances %" PRIu64 ", primitive arrays zeroed %" PRIu64
-               ", bytes zeroed %" PRIu64 "\n",
-               s->classes, s->instances, s->prim_arrays, s->zeroed_bytes);
+                ", bytes zeroed %" PRIu64 "\n",
+                s->classes, s->instances, s->prim_arrays, s->zeroed_bytes);
         fprintf(sf, "  statics and constants zeroed %" PRIu64 ", UTF8 records redacted %" PRIu64
-               ", unknown records zeroed %" PRIu64 "\n",
-               s->statics_zeroed, s->utf8_redacted, s->unknown_records);
+                ", unknown records zeroed %" PRIu64 "\n",
+                s->statics_zeroed, s->utf8_redacted, s->unknown_records);
         fprintf(sf, "  strings kept %" PRIu64 ", their arrays kept %" PRIu64 "\n", s->strings_kept,
-               s->arrays_kept);
+                s->arrays_kept);
     }
     redact_cleanup(r);
     return 0;

@@ -155,6 +155,11 @@ for cmd in convert redact disasm asm; do
     no_tmp new.out
 done
 
+step "redact -o - without --quiet: the summary goes to stderr, stdout is the dump alone"
+expect_rc 0 "$HPROF" redact base.hprof -o -
+cmp out.txt ref.redact || fail "redact -o -: the summary is mixed into the dump"
+grep -q "^redacted base.hprof -> -: $(stat -c %s base.hprof) bytes" err.txt || fail "no summary on stderr: $(cat err.txt)"
+
 step "standard output appended to the input: refused, the input intact"
 expect_rc_append() { # expect_rc_append WANT FILE CMD...: CMD >>FILE
     local want=$1 file=$2 rc=0

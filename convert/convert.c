@@ -1364,68 +1364,31 @@ int convert_file(const char *in, const char *out, const convert_options *o, conv
         snprintf(msg, msglen, "cannot read %s: %s", in, strerror(errno ? errno : ENOMEM));
         return CONVERT_EINPUT;
     }
-    /* "-", or what is no regular file (/dev/null, a FIFO): written in place,
-     * by hw_file_create's rules. A regular file: written next to it and
-     * renamed over it when whole, after the checks hw_file_create would
-     * make (a link, another user's file, a file with other names). */
-    int direct = strcmp(out, "-") == 0, to_stdout = direct;
-    struct stat sb;
-    const char *refuse = NULL;
-    char why[256];
-    if (!direct && lstat(out, &sb) == 0) {
-        if (S_ISLNK(sb.st_mode))
-            refuse = "it is a symbolic link; refusing to write through it";
-        else if (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode))
-            direct = 1;
-        else if (!S_ISREG(sb.st_mode))
-            refuse = "it is not a regular file, a FIFO or a character device; refusing to write to it";
-        else if (sb.st_uid != geteuid())
-            refuse = "it is owned by another user; refusing to overwrite it";
-        else if (sb.st_nlink != 1) {
-            snprintf(why, sizeof why, "it has %lu hard links; refusing to overwrite it",
-                     (unsigned long)sb.st_nlink);
-            refuse = why;
-        }
-    }
-    if (refuse) {
+    /* hw_outfile's rules: "-", a device or a FIFO written in place; a
+     * regular OUT replaced by a rename when whole; a link or the input
+     * refused. */
+    int e = 0;
+    char why[512];
+    hw_outfile *of = hw_outfile_open(out, in, &e, why, sizeof why);
+    if (!of) {
         cv_in_close(&c.in);
-        snprintf(msg, msglen, "cannot write %s: %s", out, refuse);
+        snprintf(msg, msglen, "cannot write %s", why);
         return CONVERT_EOUTPUT;
     }
-    char tmp[4096];
-    hw_sink *sink;
-    int e = 0;
-    if (to_stdout) {
-        sink = hw_sink_fd(1, 0);
-    } else if (direct) {
-        sink = hw_sink_file_ex(out, 0, &e, why, sizeof why);
-        if (!sink) {
-            cv_in_close(&c.in);
-            snprintf(msg, msglen, "cannot write %s: %s", out, why);
-            return CONVERT_EOUTPUT;
-        }
-    } else {
-        if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid()) >= sizeof tmp) {
-            cv_in_close(&c.in);
-            snprintf(msg, msglen, "%s: path too long", out);
-            return CONVERT_EOUTPUT;
-        }
-        sink = hw_sink_file_ex(tmp, HW_FILE_FRESH, &e, why, sizeof why);
-        if (!sink) {
-            cv_in_close(&c.in);
-            snprintf(msg, msglen, "cannot create %s: %s", tmp, why);
-            return CONVERT_EOUTPUT;
-        }
+    hw_sink *sink = hw_sink_fd(hw_outfile_fd(of), 0);
+    if (!sink) {
+        cv_in_close(&c.in);
+        hw_outfile_abort(of);
+        snprintf(msg, msglen, "out of memory");
+        return CONVERT_EOUTPUT;
     }
     int r = cv_convert(&c, sink, msg, msglen);
     cv_in_close(&c.in);
-    if (!direct) {
-        if (r == 0 && rename(tmp, out) != 0) {
-            snprintf(msg, msglen, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
-            r = CONVERT_EOUTPUT;
-        }
-        if (r != 0)
-            unlink(tmp);
+    if (r == 0 && hw_outfile_commit(of, why, sizeof why) != 0) {
+        snprintf(msg, msglen, "cannot write %s", why);
+        r = CONVERT_EOUTPUT;
+    } else if (r != 0) {
+        hw_outfile_abort(of);
     }
     return r;
 }

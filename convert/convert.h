@@ -15,12 +15,14 @@
  *    CLASS DUMP when ids change size makes one pass over the whole input
  *    collecting class dumps first. Both need an input that can be read
  *    again (a file or memory, not a pipe).
- *  - Output: convert_file writes OUT.tmp.PID next to OUT and renames it
- *    only when everything went well, so a failed conversion leaves nothing
- *    at OUT (and no temporary file) that could pass for a whole one. An
- *    OUT that exists is first checked as hw_file_create would (no link,
- *    no other user's file, no file with other names); a FIFO or a
- *    character device (/dev/null) is written in place.
+ *  - Output: convert_file opens OUT by hw_outfile's rules (hw_writer.h):
+ *    a regular OUT is written as OUT.tmp.PID next to it and renamed only
+ *    when everything went well, so a failed conversion leaves the previous
+ *    OUT as it was (and no temporary file), never something that could pass
+ *    for a whole one. An OUT that exists is first checked as hw_file_create
+ *    would (no link, no other user's file, no file with other names); "-"
+ *    (standard output), a FIFO or a character device (/dev/null) is written
+ *    in place; OUT being the input file is refused.
  *  - Errors are values: 0, or CONVERT_EINPUT / CONVERT_EOUTPUT with a
  *    sentence in msg. Nothing is printed; the library has no globals.
  */

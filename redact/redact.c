@@ -56,6 +56,7 @@
 
 #include "hprof/hprof_format.h"
 #include "hprof/hr_reader.h"
+#include "hprof/hw_writer.h"
 #include "hu_map.h"
 
 #define RD_BUF (4u << 20)   /* output block */
@@ -1371,50 +1372,42 @@ int redact_file(redact *r, const char *in_path, const char *out_path)
         close(src);
     static const uint8_t none[1];
 
-    size_t pl = strlen(out_path);
-    char *tmp = malloc(pl + 5);
-    int rc = -1;
-    if (!tmp) {
-        redact_fail(r, 0, "out of memory");
+    /* hw_outfile: a regular OUT is replaced only when whole; "-", a FIFO or
+     * a device is written in place, so it cannot be rewritten: the class
+     * pre-pass then runs first instead of being a retry. */
+    char msg[sizeof r->err];
+    int rc = -1, e = 0;
+    hw_outfile *of = hw_outfile_open(out_path, in_path, &e, msg, sizeof msg);
+    if (!of) {
+        redact_fail(r, 0, "%s", msg);
         goto out;
     }
-    memcpy(tmp, out_path, pl);
-    memcpy(tmp + pl, ".tmp", 5);
-    redact_fd o = {open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
-    if (o.fd < 0) {
-        redact_fail(r, 0, "%s: %s", tmp, strerror(errno));
-        goto out;
-    }
-    r->optimistic = !r->keeping;
+    redact_fd o = {hw_outfile_fd(of)};
+    r->optimistic = !r->keeping && hw_outfile_rewindable(of);
     rc = redact_run(r, map ? map : none, len, redact_write_fd, &o);
-    if (rc != 0 && r->late) {
+    if (rc != 0 && r->late && hw_outfile_rewindable(of)) {
         /* CLASS DUMPs after objects: again, with every class read first */
         uint64_t passes = r->st.passes;
         redact_reset(r);
         r->optimistic = 0;
         if (ftruncate(o.fd, 0) != 0 || lseek(o.fd, 0, SEEK_SET) != 0) {
-            rc = redact_fail(r, 0, "%s: %s", tmp, strerror(errno));
+            rc = redact_fail(r, 0, "%s: %s", hw_outfile_name(of), strerror(errno));
         } else {
             rc = redact_run(r, map ? map : none, len, redact_write_fd, &o);
             r->st.passes += passes;
         }
     }
-    if (rc == 0 && close(o.fd) != 0) {
-        rc = redact_fail(r, 0, "%s: %s", tmp, strerror(errno));
-    } else if (rc != 0) {
-        close(o.fd);
+    if (rc == 0) {
+        if (hw_outfile_commit(of, msg, sizeof msg) != 0)
+            rc = redact_fail(r, 0, "%s", msg);
+    } else {
+        hw_outfile_abort(of);
         if (strncmp(r->err, "write: ", 7) == 0) { /* add the path to the sink's error */
-            char m[sizeof r->err];
-            snprintf(m, sizeof m, "%s: %s", tmp, r->err + 7);
-            memcpy(r->err, m, sizeof m);
+            snprintf(msg, sizeof msg, "%s: %s", out_path, r->err + 7);
+            memcpy(r->err, msg, sizeof msg);
         }
     }
-    if (rc == 0 && rename(tmp, out_path) != 0)
-        rc = redact_fail(r, 0, "%s: %s", out_path, strerror(errno));
-    if (rc != 0)
-        unlink(tmp);
 out:
-    free(tmp);
     if (map)
         munmap((void *)map, len);
     return rc;

@@ -76,8 +76,11 @@ void redact_cleanup(redact *r);
 int redact_run(redact *r, const uint8_t *in, size_t len, redact_write_fn out, void *ctx);
 
 /* Redacts the file at `in_path` (plain or gzip, "-" for standard input)
- * into `out_path`, written as `out_path`.tmp and renamed when complete; on
- * any failure nothing is left at either name. Gzip and non-seekable input is
+ * into `out_path`, opened by hw_outfile's rules (hw_writer.h): a regular
+ * file is written as `out_path`.tmp.PID and renamed over it when complete
+ * (on failure the temporary file is removed and `out_path` is as it was);
+ * "-" (standard output), a FIFO or a character device is written in place;
+ * a symbolic link, or the input itself, is refused. Gzip and non-seekable input is
  * first inflated to an unlinked temporary file (in $TMPDIR, else /tmp). The
  * output is plain HPROF. Returns 0, or -1 with redact_error(). */
 int redact_file(redact *r, const char *in_path, const char *out_path);

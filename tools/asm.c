@@ -2,11 +2,15 @@
  * asm.c: `hprof disasm FILE [-o OUT]` and `hprof asm TEXT [-o OUT]`, thin
  * front ends of libhprofasm (hasm/): arguments, files, messages, exit
  * status. FILE and TEXT may be - (standard input); output goes to standard
- * output unless -o is given. A failed -o output is removed.
+ * output unless -o is given. -o OUT is opened by hw_outfile's rules
+ * (hw_writer.h): a regular OUT is replaced only by a whole output (a failed
+ * run leaves it as it was), a FIFO or device is written in place, a link or
+ * the input itself is refused.
  */
 #include "asm.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +19,7 @@
 
 #include "hasm_asm.h"
 #include "hasm_disasm.h"
+#include "hprof/hw_writer.h"
 
 static int asm_usage(const char *cmd, const char *msg, const char *arg)
 {
@@ -48,31 +53,38 @@ static int asm_args(int argc, char **argv, const char **in, const char **out)
     return 0;
 }
 
-static FILE *asm_open_out(const char *out)
+/* Opens OUT (standard output without -o); NULL after a message. */
+static hw_outfile *asm_open_out(const char *out, const char *in, FILE **f)
 {
-    if (!out || strcmp(out, "-") == 0)
-        return stdout;
-    FILE *f = fopen(out, "wb");
-    if (!f)
-        fprintf(stderr, "hprof: %s: %s\n", out, strerror(errno));
-    return f;
+    char msg[600];
+    int e = 0;
+    hw_outfile *o = hw_outfile_open(out ? out : "-", in, &e, msg, sizeof msg);
+    if (!o) {
+        fprintf(stderr, "hprof: %s\n", msg);
+        return NULL;
+    }
+    *f = hw_outfile_stream(o);
+    if (!*f) {
+        fprintf(stderr, "hprof: %s: %s\n", hw_outfile_name(o), strerror(errno));
+        hw_outfile_abort(o);
+        return NULL;
+    }
+    return o;
 }
 
-/* Closes the output; on failure (or if `failed`) removes it. */
-static int asm_close_out(FILE *f, const char *out, int failed)
+/* Commits the output, or (if `failed`) abandons it; returns 1 on failure. */
+static int asm_close_out(hw_outfile *o, int failed)
 {
-    int bad = fflush(f) != 0 || ferror(f);
-    if (bad && !failed)
-        fprintf(stderr, "hprof: %s: %s\n", out ? out : "(stdout)", strerror(errno));
-    if (f != stdout) {
-        if (fclose(f) != 0 && !bad && !failed) {
-            fprintf(stderr, "hprof: %s: %s\n", out, strerror(errno));
-            bad = 1;
-        }
-        if (bad || failed)
-            unlink(out);
+    if (failed) {
+        hw_outfile_abort(o);
+        return 1;
     }
-    return bad || failed;
+    char msg[600];
+    if (hw_outfile_commit(o, msg, sizeof msg) != 0) {
+        fprintf(stderr, "hprof: %s\n", msg);
+        return 1;
+    }
+    return 0;
 }
 
 int asm_disasm_main(int argc, char **argv)
@@ -81,33 +93,50 @@ int asm_disasm_main(int argc, char **argv)
     int rc = asm_args(argc, argv, &in, &out);
     if (rc)
         return rc;
-    FILE *f = asm_open_out(out);
-    if (!f)
+    FILE *f;
+    hw_outfile *of = asm_open_out(out, in, &f);
+    if (!of)
         return 1;
     char err[512];
     int failed = hasm_disasm_path(in, f, err, sizeof err) < 0;
     if (failed)
         fprintf(stderr, "hprof: %s\n", err);
-    return asm_close_out(f, out, failed) ? 1 : 0;
+    return asm_close_out(of, failed);
 }
+
+/* The output stream and where this run's bytes start in it. */
+typedef struct asm_out {
+    FILE *f;
+    off_t base;
+} asm_out;
 
 static int asm_write(void *ctx, const void *buf, size_t len)
 {
-    return fwrite(buf, 1, len, (FILE *)ctx) == len ? 0 : -1;
+    FILE *f = ((asm_out *)ctx)->f;
+    return fwrite(buf, 1, len, f) == len ? 0 : -1;
 }
 
 static int asm_seek(void *ctx, uint64_t offset)
 {
+    const asm_out *o = ctx;
     if (offset == UINT64_MAX)
-        return fseeko((FILE *)ctx, 0, SEEK_END);
-    return fseeko((FILE *)ctx, (off_t)offset, SEEK_SET);
+        return fseeko(o->f, 0, SEEK_END);
+    return fseeko(o->f, o->base + (off_t)offset, SEEK_SET);
 }
 
-/* A regular file can seek back: big records then need no memory. */
-static int asm_seekable(FILE *f)
+/* A regular file can seek back: big records then need no memory. Not one
+ * opened O_APPEND (`>> file`): every write lands at the end whatever the
+ * offset, so a patched length would be appended. The run's bytes start at
+ * the current offset (standard output may have been written before). */
+static int asm_seekable(asm_out *o)
 {
     struct stat st;
-    return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && ftello(f) == 0;
+    int fd = fileno(o->f);
+    int fl = fcntl(fd, F_GETFL);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || fl < 0 || (fl & O_APPEND))
+        return 0;
+    o->base = ftello(o->f);
+    return o->base >= 0;
 }
 
 int asm_asm_main(int argc, char **argv)
@@ -121,18 +150,19 @@ int asm_asm_main(int argc, char **argv)
         fprintf(stderr, "hprof: %s: %s\n", in, strerror(errno));
         return 1;
     }
-    FILE *f = asm_open_out(out);
-    if (!f) {
+    asm_out ao = {NULL, 0};
+    hw_outfile *of = asm_open_out(out, in, &ao.f);
+    if (!of) {
         if (src != stdin)
             fclose(src);
         return 1;
     }
     char err[512];
     int failed = hasm_asm_stream_seek(src, strcmp(in, "-") == 0 ? "(stdin)" : in, asm_write,
-                                      asm_seekable(f) ? asm_seek : NULL, f, err, sizeof err) != 0;
+                                      asm_seekable(&ao) ? asm_seek : NULL, &ao, err, sizeof err) != 0;
     if (failed)
         fprintf(stderr, "hprof: %s\n", err);
     if (src != stdin)
         fclose(src);
-    return asm_close_out(f, out, failed) ? 1 : 0;
+    return asm_close_out(of, failed);
 }

@@ -21,7 +21,7 @@ static const char convert_usage[] =
     "Without options the content is kept (Android 1.0.3 becomes standard 1.0.2).\n"
     "\n"
     "  -o OUT              output file (- for standard output); written as OUT.tmp.PID\n"
-    "                      and renamed when complete, so a failure leaves nothing at OUT\n"
+    "                      and renamed when complete, so a failure leaves OUT as it was\n"
     "  --id-size 4|8       rewrite every id; 8 -> 4 is refused when an id does not fit\n"
     "  --version 1.0.1|1.0.2  1.0.1: one HEAP DUMP record per dump; 1.0.2: HEAP DUMP\n"
     "                      SEGMENTs and HEAP DUMP END\n"

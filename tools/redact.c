@@ -1,7 +1,9 @@
 /*
  * redact.c (tools): `hprof redact FILE -o OUT [options]`, a thin front end
  * over libhprofredact: options, the library's one call, the summary.
- * What is zeroed and kept is the library's contract (docs/redact.md).
+ * What is zeroed and kept is the library's contract (docs/redact.md); OUT
+ * is opened by hw_outfile's rules (- is standard output, then the summary
+ * goes to standard error).
  */
 #include "redact.h"
 
@@ -84,18 +86,20 @@ int redact_cmd_main(int argc, char **argv)
     double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     const redact_stats *s = redact_get_stats(r);
     if (!quiet) {
-        printf("redacted %s -> %s: %" PRIu64 " bytes in %.3f s (%.0f MB/s, %" PRIu64 " passes)\n",
-               in, out, s->bytes, dt, dt > 0 ? (double)s->bytes / dt / 1e6 : 0.0, s->passes);
-        printf("  classes %" PRIu64 ", instances %" PRIu64 ", primitive arrays zeroed %" PRIu64
-               ", bytes zeroed %" PRIu64 "\n",
-               s->classes, s->instances, s->prim_arrays, s->zeroed_bytes);
-        printf("  statics and constants zeroed %" PRIu64 ", UTF8 records redacted %" PRIu64
-               ", unknown records zeroed %" PRIu64 "\n",
-               s->statics_zeroed, s->utf8_redacted, s->unknown_records);
-        printf("  bytes outside a record's layout zeroed %" PRIu64 " (in %" PRIu64 " records)\n",
-               s->slack_bytes, s->slack_records);
-        printf("  strings kept %" PRIu64 ", their arrays kept %" PRIu64 "\n", s->strings_kept,
-               s->arrays_kept);
+        /* -o - : the dump is standard output, the summary goes to stderr */
+        FILE *sf = strcmp(out, "-") == 0 ? stderr : stdout;
+        fprintf(sf, "redacted %s -> %s: %" PRIu64 " bytes in %.3f s (%.0f MB/s, %" PRIu64 " passes)\n",
+                in, out, s->bytes, dt, dt > 0 ? (double)s->bytes / dt / 1e6 : 0.0, s->passes);
+        fprintf(sf, "  classes %" PRIu64 ", instances %" PRIu64 ", primitive arrays zeroed %" PRIu64
+                ", bytes zeroed %" PRIu64 "\n",
+                s->classes, s->instances, s->prim_arrays, s->zeroed_bytes);
+        fprintf(sf, "  statics and constants zeroed %" PRIu64 ", UTF8 records redacted %" PRIu64
+                ", unknown records zeroed %" PRIu64 "\n",
+                s->statics_zeroed, s->utf8_redacted, s->unknown_records);
+        fprintf(sf, "  bytes outside a record's layout zeroed %" PRIu64 " (in %" PRIu64 " records)\n",
+                s->slack_bytes, s->slack_records);
+        fprintf(sf, "  strings kept %" PRIu64 ", their arrays kept %" PRIu64 "\n", s->strings_kept,
+                s->arrays_kept);
     }
     redact_cleanup(r);
     return 0;

@@ -88,10 +88,10 @@ static void fr_file(const uint8_t *in, size_t n, const fr_buf *want)
         close(fd);
         return;
     }
-    char ip[64], op[64], tp[72];
+    char ip[64], op[64], tp[96];
     snprintf(ip, sizeof ip, "/proc/self/fd/%d", fd);
     snprintf(op, sizeof op, "/dev/shm/fuzz_redact_%d.out", (int)getpid());
-    snprintf(tp, sizeof tp, "%s.tmp", op);
+    snprintf(tp, sizeof tp, "%s.tmp.%d", op, (int)getpid());
     redact *r = redact_init(NULL);
     FR_CHECK(r != NULL);
     int rc = redact_file(r, ip, op);

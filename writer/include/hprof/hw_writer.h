@@ -28,6 +28,7 @@
 #define HPROF_HW_WRITER_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "hprof_format.h"
@@ -120,6 +121,49 @@ HPROF_API uint64_t hw_sink_gzip_members(const hw_sink *s);
 /* Frees a sink that no writer owns (a memory sink after its writer closed,
  * or any sink never handed to hw_writer_open). Closes it first if needed. */
 HPROF_API void hw_sink_free(hw_sink *s);
+
+/* ------------------------------------------------------ whole output files
+ *
+ * The one way the hprof commands write an output FILE named by the user
+ * (-o OUT), so that a failed run never leaves a partial or destroyed file
+ * and nothing planted at the path redirects the bytes:
+ *  - "-": standard output, written in place (never closed here);
+ *  - a character device (/dev/null) or a FIFO: written in place, opened by
+ *    hw_file_create's rules (a FIFO of another user's is refused), never
+ *    removed or replaced;
+ *  - a symbolic link: refused (ELOOP), its target untouched;
+ *  - anything else that exists and is no regular file: refused (EINVAL);
+ *  - a regular file (existing or not): the bytes go to a new file
+ *    OUT.tmp.PID next to it (HW_FILE_FRESH: created by this call, 0600, no
+ *    link followed), renamed over OUT by hw_outfile_commit only; an
+ *    existing OUT is checked first as hw_file_create would (ours, one link:
+ *    EPERM, EMLINK otherwise) and stays intact until the rename;
+ *  - the output is the input (`in`, same st_dev and st_ino, "-" meaning
+ *    standard input; standard output checked too): refused (EINVAL), before
+ *    anything is opened or truncated.
+ * Errors are values: NULL, *err set, and `msg` "OUT: reason" (the reason
+ * does not repeat the path) for "hprof: %s" messages. */
+typedef struct hw_outfile hw_outfile;
+
+HPROF_API hw_outfile *hw_outfile_open(const char *path, const char *in, int *err, char *msg,
+                                      size_t msglen);
+/* The descriptor to write (the temporary file, the device, or 1). */
+HPROF_API int hw_outfile_fd(const hw_outfile *o);
+/* A stdio stream over hw_outfile_fd (made on first call, stdout for "-");
+ * owned by the outfile: flushed and closed by commit/abort. NULL: ENOMEM. */
+HPROF_API FILE *hw_outfile_stream(hw_outfile *o);
+/* 1 when the bytes go to a fresh regular file of this call's at offset 0,
+ * not opened O_APPEND: it may be seeked back, truncated and rewritten. */
+HPROF_API int hw_outfile_rewindable(const hw_outfile *o);
+/* The path written now (OUT.tmp.PID, OUT, or "(stdout)"), for messages. */
+HPROF_API const char *hw_outfile_name(const hw_outfile *o);
+/* Flushes and closes (not stdout), renames a temporary file over OUT, frees
+ * `o`. Returns 0, or an errno value with msg "PATH: strerror"; on failure
+ * the temporary file is removed and OUT is as it was. */
+HPROF_API int hw_outfile_commit(hw_outfile *o, char *msg, size_t msglen);
+/* Closes (not stdout), removes a temporary file, frees `o` (NULL: nothing).
+ * A device, FIFO or stdout keeps what was written; OUT is as it was. */
+HPROF_API void hw_outfile_abort(hw_outfile *o);
 
 /* ----------------------------------------------------------------- writer */
 

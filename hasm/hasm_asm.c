@@ -447,7 +447,8 @@ static int as_layout(as *a)
         a->offs[i] = off;
         off += slots[i].size;
     }
-    memset(a->iset, 0, n);
+    if (n) /* a class chain without fields: no buffers (iset may be NULL) */
+        memset(a->iset, 0, n);
     if (a->lsize)
         memset(a->ivals, 0, (size_t)a->lsize);
     a->hint = 0;

@@ -83,7 +83,7 @@ int convert_main(int argc, char **argv)
         } else if (strcmp(a, "--id-size") == 0) {
             if (!v || (strcmp(v, "4") != 0 && strcmp(v, "8") != 0))
                 return convert_usage_error("--id-size takes 4 or 8, not ", v ? v : "nothing");
-            o.id_size = (unsigned)atoi(v);
+            o.id_size = v[0] == '8' ? 8u : 4u; /* exactly "4" or "8": checked above */
             i++;
         } else if (strcmp(a, "--version") == 0) {
             if (v && strcmp(v, "1.0.1") == 0)

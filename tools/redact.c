@@ -45,7 +45,9 @@ int redact_cmd_main(int argc, char **argv)
         } else if (strcmp(argv[i], "--keep-strings") == 0 && i + 1 < argc) {
             if (!argv[i + 1][0])
                 rc = redact_cmd_usage_error("--keep-strings needs a non-empty GLOB", "");
-            globs[o.nkeep_strings++] = argv[++i];
+            else
+                globs[o.nkeep_strings++] = argv[i + 1];
+            i++;
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = 1;
         } else if (strcmp(argv[i], "--help") == 0) {

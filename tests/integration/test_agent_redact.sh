@@ -287,4 +287,9 @@ for args in "" "$hs" "$hs -o" "$hs -o x --bogus" "$hs $hs -o x"; do
     "$HPROF" redact $args >/dev/null 2>&1 || rc=$?
     expect_eq "exit status of 'hprof redact $args'" 2 $rc
 done
+rc=0
+"$HPROF" redact "$hs" -o x --keep-strings '' >/dev/null 2>ks.err || rc=$?
+expect_eq "exit status of hprof redact --keep-strings ''" 2 $rc
+grep -q "^hprof: redact: --keep-strings needs a non-empty GLOB" ks.err || fail "--keep-strings '': $(cat ks.err)"
+[ ! -e x ] || fail "--keep-strings '': x was written"
 echo "test_agent_redact: all checks passed"

@@ -70,6 +70,7 @@ expect_rc 0 "$HPROF" convert --help
 grep -q -- "--id-size 4|8" out.txt || fail "convert --help does not list --id-size"
 "$HPROF" fixture f.hprof --id-size 4 >/dev/null
 for bad in "f.hprof" "f.hprof -o" "-o x.hprof" "f.hprof -o x.hprof --id-size 5" \
+           "f.hprof -o x.hprof --id-size 4x" "f.hprof -o x.hprof --id-size 48" \
            "f.hprof -o x.hprof --version 1.0.3" "f.hprof -o x.hprof --segment-size 0" \
            "f.hprof -o x.hprof --level 10" "f.hprof -o x.hprof --bogus" "f.hprof g.hprof -o x.hprof"; do
     # shellcheck disable=SC2086

@@ -231,6 +231,24 @@ static void t_instance_values(void)
     free(out.p);
 }
 
+/* An instance of a class without fields: the layout has no slots (no
+ * buffers at all) and the instance is its 17-byte head only. */
+static void t_no_fields(void)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "%sHEAP_DUMP\n  CLASS_DUMP id=0x100\n  INSTANCE_DUMP id=0x1 class=0x100\n", head4);
+    membuf out;
+    char err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(assemble(text, strlen(text), &out, err, sizeof err), 0);
+    /* record header 9 + class (1+36+2+2+2 = 43) + instance (1+4+4+4+4 = 17) */
+    CU_ASSERT_EQUAL(out.n, HEAD4_LEN + 9 + 43 + 17);
+    static const uint8_t inst[] = { 0x21, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0 };
+    CU_ASSERT(out.n == HEAD4_LEN + 69 && memcmp(out.p + HEAD4_LEN + 52, inst, sizeof inst) == 0);
+    CU_ASSERT_EQUAL(round_trip(out.p, out.n), 1);
+    free(out.p);
+}
+
 static void t_not_hprof(void)
 {
     static const uint8_t junk[] = "JAVA PROFILE 1.0.2 without its NUL";
@@ -346,6 +364,7 @@ static int add_suites(void)
         return -1;
     if (!CU_add_test(s, "strings", t_strings) || !CU_add_test(s, "values", t_values) ||
         !CU_add_test(s, "lengths", t_lengths) || !CU_add_test(s, "instance values", t_instance_values) ||
+        !CU_add_test(s, "no fields", t_no_fields) ||
         !CU_add_test(s, "not hprof", t_not_hprof) || !CU_add_test(s, "errors", t_errors) ||
         !CU_add_test(s, "damage", t_damage) || !CU_add_test(s, "seekable output", t_seek))
         return -1;

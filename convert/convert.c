@@ -38,6 +38,11 @@
 
 #define CV_CHUNK (256u << 10)   /* copy/convert unit for long arrays and records */
 #define CV_OBUF (256u << 10)    /* output coalescing buffer */
+/* Most value bytes an instance layout may take (INSTANCE DUMP's length is
+ * a u4). A test build lowers it to reach it with a small file. */
+#ifndef CV_LAYOUT_MAX
+#define CV_LAYOUT_MAX HPROF_U4_MAX
+#endif
 
 /* ------------------------------------------------------------ converter */
 
@@ -388,7 +393,9 @@ static cv_class *cv_layout(cv *c, uint64_t id, uint64_t at)
     if (k->flat_state)
         return k;
     size_t idx = (size_t)(k - t->v);
-    uint32_t flat_off = (uint32_t)t->pool_len, n = 0, in_size = 0, out_size = 0;
+    /* 64-bit sums: a long chain of 65 535-field classes passes 4 GiB */
+    uint32_t flat_off = (uint32_t)t->pool_len, n = 0;
+    uint64_t in_size = 0, out_size = 0;
     int has_obj = 0;
     uint64_t cur = id;
     size_t depth = 0;
@@ -410,6 +417,14 @@ static cv_class *cv_layout(cv *c, uint64_t id, uint64_t at)
             uint8_t ty = t->pool[off + i];
             in_size += hprof_type_size(ty, c->isz);
             out_size += hprof_type_size(ty, c->osz);
+            if (in_size > CV_LAYOUT_MAX || out_size > CV_LAYOUT_MAX) {
+                cv_fail(c, CONVERT_EINPUT,
+                        "offset %" PRIu64 ": the fields of class 0x%" PRIx64 " and its "
+                        "superclasses take more than %" PRIu64 " bytes (at class 0x%" PRIx64
+                        "): its instances cannot be converted",
+                        at, id, (uint64_t)CV_LAYOUT_MAX, cur);
+                return NULL;
+            }
             has_obj |= ty == HPROF_TYPE_OBJECT;
             /* the pool may move: copy through a byte */
             if (cv_classes_pool_add(t, &ty, 1) != 0) {
@@ -424,8 +439,8 @@ static cv_class *cv_layout(cv *c, uint64_t id, uint64_t at)
     k->flat_state = 1;
     k->flat_off = flat_off;
     k->flat_n = n;
-    k->in_size = in_size;
-    k->out_size = out_size;
+    k->in_size = (uint32_t)in_size; /* both at most CV_LAYOUT_MAX */
+    k->out_size = (uint32_t)out_size;
     k->has_obj = has_obj;
     return k;
 }

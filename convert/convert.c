@@ -1037,6 +1037,9 @@ static void cv_fixed_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uin
 static void cv_plain_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uint64_t at)
 {
     CV_STAT(c, records, 1);
+    int unknown = hprof_tag_name(tag) == NULL;
+    if (unknown)
+        CV_STAT(c, unknown_records, 1);
     if (c->isz == c->osz && !c->o->renumber) {
         cv_out_rec_header(c, tag, time, len);
         cv_copy(c, len, hprof_tag_name(tag) ? hprof_tag_name(tag) : "record");
@@ -1098,9 +1101,17 @@ static void cv_plain_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uin
         return;
     }
     default:
-        /* no ids in them (ALLOC SITES, CPU SAMPLES, ...), or unknown: as they are */
-        if (!hprof_tag_name(tag))
-            CV_STAT(c, unknown_records, 1);
+        /* Unknown: its ids, if any, cannot be found, and a copy would
+         * keep them at the old size (or number): refused rather than a
+         * file that reads wrong. */
+        if (unknown) {
+            cv_fail(c, CONVERT_EINPUT,
+                    "offset %" PRIu64 ": record of unknown tag 0x%02X (%" PRIu32 " bytes): ids in "
+                    "it, if any, cannot be %s; such a file converts only with its ids unchanged",
+                    at, tag, len, c->isz != c->osz ? "resized" : "renumbered");
+            return;
+        }
+        /* no ids in them (ALLOC SITES, CPU SAMPLES, ...): as they are */
         cv_out_rec_header(c, tag, time, len);
         cv_copy(c, len, "record");
         return;

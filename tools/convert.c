@@ -153,8 +153,5 @@ int convert_main(int argc, char **argv)
                 st.android_infos, st.nodata_arrays, st.app_only_dropped, st.unknown_records,
                 st.class_prepass ? "\n  an instance preceded its class: one pre-pass for class layouts" : "");
     }
-    if (st.unknown_records && o.id_size)
-        fprintf(stderr, "hprof: convert: warning: %" PRIu64 " record(s) of unknown tags copied as "
-                "they are; ids in them, if any, keep their old size\n", st.unknown_records);
     return 0;
 }

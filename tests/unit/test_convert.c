@@ -17,6 +17,8 @@
  *  - malformed input: every prefix of a file fails with CONVERT_EINPUT
  *    unless it ends on a record boundary (then it converts); an unknown
  *    sub-record and one crossing its segment are refused with messages;
+ *  - a record of an unknown tag: copied as it is when ids keep their size
+ *    and numbers, refused (naming tag and offset) when they change;
  *  - a dump past 4 GiB once converted (a NODATA array of 4 GiB): refused
  *    for 1.0.1 before any of it is written, and for a segment;
  *  - output errors: /dev/full gives CONVERT_EOUTPUT; convert_file leaves
@@ -509,6 +511,53 @@ static void test_bad_subs(void)
     free(in);
 }
 
+/* A record of an unknown tag (0x99, 3 bytes) after the header: copied
+ * when ids keep their size and numbers, refused (tag, offset) otherwise. */
+static void test_unknown_record(void)
+{
+    variant v = {4, HPROF_VERSION_1_0_2, 0, 0};
+    size_t n0;
+    uint8_t *in0 = build(v, &n0);
+    static const uint8_t rec[] = {0x99, 0, 0, 0, 5, 0, 0, 0, 3, 1, 2, 3};
+    size_t hdr = HPROF_HEADER_SIZE, n = n0 + sizeof rec;
+    uint8_t *in = malloc(n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    memcpy(in, in0, hdr);
+    memcpy(in + hdr, rec, sizeof rec);
+    memcpy(in + hdr + sizeof rec, in0 + hdr, n0 - hdr);
+    free(in0);
+    convert_options o;
+    convert_options_init(&o);
+    o.id_size = 4;
+    size_t m;
+    int rc;
+    char msg[600] = "";
+    convert_stats st;
+    uint8_t *out = conv(in, n, &o, &m, &rc, msg, sizeof msg, &st);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(st.unknown_records, 1);
+    CHECK_EQ(m, n);
+    CU_ASSERT(m == n && memcmp(out, in, n) == 0);
+    free(out);
+    o.id_size = 8;
+    out = conv(in, n, &o, &m, &rc, msg, sizeof msg, &st);
+    CHECK_EQ(rc, CONVERT_EINPUT);
+    char want[160];
+    snprintf(want, sizeof want, "offset %zu: record of unknown tag 0x99 (3 bytes): ids in it, if any, "
+             "cannot be resized", hdr);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, want));
+    free(out);
+    o.id_size = 4;
+    o.renumber = 1;
+    out = conv(in, n, &o, &m, &rc, msg, sizeof msg, &st);
+    CHECK_EQ(rc, CONVERT_EINPUT);
+    snprintf(want, sizeof want, "offset %zu: record of unknown tag 0x99 (3 bytes): ids in it, if any, "
+             "cannot be renumbered", hdr);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, want));
+    free(out);
+    free(in);
+}
+
 /* A 1.0.3 file whose NODATA array expands to 4 GiB of zeros: 1.0.1 cannot
  * hold that in one record (refused before writing), nor a segment (one
  * sub-record of more than 4 GiB). Cheap: nothing is expanded. */
@@ -625,6 +674,7 @@ static int add_suites(void)
         !CU_add_test(s, "Android app-only (-z)", test_app_only) ||
         !CU_add_test(s, "every truncation", test_truncations) ||
         !CU_add_test(s, "bad sub-records", test_bad_subs) ||
+        !CU_add_test(s, "unknown record: copied or refused", test_unknown_record) ||
         !CU_add_test(s, "past 4 GiB: refused", test_4gib) ||
         !CU_add_test(s, "files: nothing left after a failure", test_files))
         return -1;

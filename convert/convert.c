@@ -171,6 +171,11 @@ static uint32_t cv_u4(const uint8_t *p)
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
+static uint16_t cv_u2(const uint8_t *p)
+{
+    return (uint16_t)((p[0] << 8) | p[1]);
+}
+
 enum cv_idkind { CV_OBJ, CV_NAME, CV_FRAME, CV_REF };
 
 /* Converts the id at `in` (input size) into `out` (output size); refuses
@@ -266,8 +271,8 @@ static void cv_out_rec_header(cv *c, uint8_t tag, uint32_t time, uint32_t len)
 {
     uint8_t h[HPROF_RECORD_HEADER_SIZE];
     h[0] = tag;
-    cv_put_be(h + 1, time, 4);
-    cv_put_be(h + 5, len, 4);
+    cv_put_be(h + HPROF_RECORD_TIME_AT, time, HPROF_U4_LEN);
+    cv_put_be(h + HPROF_RECORD_LENGTH_AT, len, HPROF_U4_LEN);
     cv_out(c, h, sizeof h);
 }
 
@@ -464,10 +469,10 @@ static int cv_root_shape(uint8_t tag, unsigned *nids, unsigned *tail)
         return 1;
     case HPROF_GC_ROOT_JNI_LOCAL: case HPROF_GC_ROOT_JAVA_FRAME: case HPROF_GC_ROOT_THREAD_OBJ:
     case HPROF_GC_ROOT_JNI_MONITOR:
-        *tail = 8;
+        *tail = HPROF_ROOT_THREAD_FRAME_TAIL_LEN;
         return 1;
     case HPROF_GC_ROOT_NATIVE_STACK: case HPROF_GC_ROOT_THREAD_BLOCK:
-        *tail = 4;
+        *tail = HPROF_ROOT_THREAD_TAIL_LEN;
         return 1;
     default:
         return 0;
@@ -487,8 +492,9 @@ static void cv_sub_root(cv *c, uint8_t tag, uint64_t at)
     const uint8_t *p = cv_take(c, nids * c->isz + tail, hprof_sub_name(tag));
     if (!p)
         return;
-    uint8_t out[1 + 2 * 8 + 8];
-    size_t n = 1;
+    uint8_t out[HPROF_SUB_TAG_LEN + HPROF_ROOT_IDS_MAX * HPROF_ID_SIZE_MAX +
+                HPROF_ROOT_THREAD_FRAME_TAIL_LEN];
+    size_t n = HPROF_SUB_TAG_LEN;
     out[0] = tag;
     if (c->android && cv_is_android_root(tag)) {
         /* hprof-conv: every Android root becomes ROOT UNKNOWN with its
@@ -500,7 +506,8 @@ static void cv_sub_root(cv *c, uint8_t tag, uint64_t at)
     }
     /* JNI GLOBAL's second id is the JNI reference, not an object */
     for (unsigned i = 0; i < nids; i++, n += c->osz)
-        if (cv_idk(c, p + i * c->isz, out + n, at + 1 + i * c->isz, i ? CV_REF : CV_OBJ) != 0)
+        if (cv_idk(c, p + i * c->isz, out + n, at + HPROF_SUB_TAG_LEN + i * c->isz,
+                   i ? CV_REF : CV_OBJ) != 0)
             return;
     memcpy(out + n, p + nids * c->isz, tail);
     n += tail;
@@ -513,7 +520,7 @@ static void cv_sub_root(cv *c, uint8_t tag, uint64_t at)
  * Android (1.0.2 has no equivalent); the heap type drives app_only. */
 static void cv_sub_heap_info(cv *c, uint64_t at)
 {
-    const uint8_t *p = cv_take(c, 4 + c->isz, "HEAP DUMP INFO");
+    const uint8_t *p = cv_take(c, HPROF_HEAP_DUMP_INFO_FIXED(c->isz), "HEAP DUMP INFO");
     if (!p)
         return;
     c->heap_type = cv_u4(p);
@@ -521,13 +528,14 @@ static void cv_sub_heap_info(cv *c, uint64_t at)
         CV_STAT(c, android_infos, 1);
         return;
     }
-    uint8_t out[1 + 4 + 8];
+    uint8_t out[HPROF_SUB_TAG_LEN + HPROF_HEAP_DUMP_INFO_FIXED(HPROF_ID_SIZE_MAX)];
+    const size_t name_at = HPROF_SUB_TAG_LEN + HPROF_U4_LEN;
     out[0] = HPROF_GC_HEAP_DUMP_INFO;
-    memcpy(out + 1, p, 4);
-    if (cv_idk(c, p + 4, out + 5, at + 5, CV_NAME) != 0)
+    memcpy(out + HPROF_SUB_TAG_LEN, p, HPROF_U4_LEN);
+    if (cv_idk(c, p + HPROF_U4_LEN, out + name_at, at + name_at, CV_NAME) != 0)
         return;
-    cv_sub_begin(c, 5 + c->osz);
-    cv_sub_put(c, out, 5 + c->osz);
+    cv_sub_begin(c, name_at + c->osz);
+    cv_sub_put(c, out, name_at + c->osz);
     cv_sub_end(c);
 }
 
@@ -552,49 +560,52 @@ static void cv_skip(cv *c, uint64_t n, const char *what)
 static void cv_sub_class(cv *c, uint64_t at)
 {
     unsigned is = c->isz, os = c->osz;
-    const uint8_t *p = cv_take(c, HPROF_CLASS_DUMP_FIXED(is) + 2, "CLASS DUMP");
+    const uint8_t *p = cv_take(c, HPROF_CLASS_DUMP_FIXED(is) + HPROF_U2_LEN, "CLASS DUMP");
     if (!p)
         return;
     /* built in tmp: its size is known only at its end (at most ~2.4 MB:
      * u2 counts) */
-    if (cv_tmp(c, 1 + HPROF_CLASS_DUMP_FIXED(8) + 2) != 0)
+    if (cv_tmp(c, HPROF_SUB_TAG_LEN + HPROF_CLASS_DUMP_FIXED(HPROF_ID_SIZE_MAX) + HPROF_U2_LEN) != 0)
         return;
     uint8_t *o = c->tmp;
     size_t n = 0;
-    uint64_t class_id = cv_get_id(p, is), super = cv_get_id(p + is + 4, is);
+    /* id, u4 trace, then 6 ids (super first), u4 instance size, u2 count */
+    const size_t ids_at = is + HPROF_U4_LEN, size_at = HPROF_CLASS_DUMP_FIXED(is) - HPROF_U4_LEN;
+    uint64_t class_id = cv_get_id(p, is), super = cv_get_id(p + ids_at, is);
     o[n++] = HPROF_GC_CLASS_DUMP;
-    if (cv_id(c, p, o + n, at + 1) != 0)
+    if (cv_id(c, p, o + n, at + HPROF_SUB_TAG_LEN) != 0)
         return;
     n += os;
-    memcpy(o + n, p + is, 4);
-    n += 4;
+    memcpy(o + n, p + is, HPROF_U4_LEN);
+    n += HPROF_U4_LEN;
     for (unsigned i = 0; i < 6; i++, n += os)
-        if (cv_id(c, p + is + 4 + i * is, o + n, at + 1 + is + 4 + i * is) != 0)
+        if (cv_id(c, p + ids_at + i * is, o + n, at + HPROF_SUB_TAG_LEN + ids_at + i * is) != 0)
             return;
-    memcpy(o + n, p + 7 * is + 4, 6); /* u4 instance size, u2 constant pool count */
-    n += 6;
-    unsigned ncp = (unsigned)((p[7 * is + 8] << 8) | p[7 * is + 9]);
+    memcpy(o + n, p + size_at, HPROF_U4_LEN + HPROF_U2_LEN); /* instance size, cp count */
+    n += HPROF_U4_LEN + HPROF_U2_LEN;
+    unsigned ncp = (unsigned)cv_u2(p + HPROF_CLASS_DUMP_FIXED(is));
     for (unsigned i = 0; i < ncp && !c->err; i++) {
         uint64_t eat = cv_in_off(&c->in);
-        const uint8_t *e = cv_take(c, 3, "CLASS DUMP constant pool entry");
+        const uint8_t *e = cv_take(c, HPROF_CP_ENTRY_HEAD_LEN, "CLASS DUMP constant pool entry");
         if (!e)
             return;
-        unsigned ty = e[2], sz = hprof_type_size(ty, is);
+        unsigned ty = e[HPROF_U2_LEN], sz = hprof_type_size(ty, is);
         if (!sz) {
             cv_fail(c, CONVERT_EINPUT, "offset %" PRIu64 ": CLASS DUMP 0x%" PRIx64 ": constant pool "
                     "entry %u has the invalid type %u", eat, class_id, i, ty);
             return;
         }
-        uint8_t e3[3];
-        memcpy(e3, e, 3);
+        uint8_t e3[HPROF_CP_ENTRY_HEAD_LEN];
+        memcpy(e3, e, sizeof e3);
         const uint8_t *v = cv_take(c, sz, "CLASS DUMP constant pool value");
-        if (!v || cv_tmp(c, n + 3 + 8 + 2) != 0)
+        /* room for this entry and the static count after the last one */
+        if (!v || cv_tmp(c, n + HPROF_CP_ENTRY_HEAD_LEN + HPROF_ID_SIZE_MAX + HPROF_U2_LEN) != 0)
             return;
         o = c->tmp;
-        memcpy(o + n, e3, 3);
-        n += 3;
+        memcpy(o + n, e3, sizeof e3);
+        n += sizeof e3;
         if (ty == HPROF_TYPE_OBJECT) {
-            if (cv_id(c, v, o + n, eat + 3) != 0)
+            if (cv_id(c, v, o + n, eat + HPROF_CP_ENTRY_HEAD_LEN) != 0)
                 return;
             n += os;
         } else {
@@ -602,16 +613,16 @@ static void cv_sub_class(cv *c, uint64_t at)
             n += sz;
         }
     }
-    const uint8_t *q = cv_take(c, 2, "CLASS DUMP static count");
+    const uint8_t *q = cv_take(c, HPROF_U2_LEN, "CLASS DUMP static count");
     if (!q)
         return;
-    unsigned nst = (unsigned)((q[0] << 8) | q[1]);
+    unsigned nst = (unsigned)cv_u2(q);
     o = c->tmp;
     o[n++] = q[0];
     o[n++] = q[1];
     for (unsigned i = 0; i < nst && !c->err; i++) {
         uint64_t eat = cv_in_off(&c->in);
-        const uint8_t *e = cv_take(c, is + 1, "CLASS DUMP static field");
+        const uint8_t *e = cv_take(c, HPROF_FIELD_HEAD_LEN(is), "CLASS DUMP static field");
         if (!e)
             return;
         unsigned ty = e[is], sz = hprof_type_size(ty, is);
@@ -620,7 +631,8 @@ static void cv_sub_class(cv *c, uint64_t at)
                     "%u has the invalid type %u", eat, class_id, i, ty);
             return;
         }
-        if (cv_tmp(c, n + 8 + 1 + 8 + 2) != 0)
+        /* this static (name, type, value) and the field count after the last */
+        if (cv_tmp(c, n + HPROF_FIELD_HEAD_LEN(HPROF_ID_SIZE_MAX) + HPROF_ID_SIZE_MAX + HPROF_U2_LEN) != 0)
             return;
         o = c->tmp;
         if (cv_idk(c, e, o + n, eat, CV_NAME) != 0)
@@ -631,7 +643,7 @@ static void cv_sub_class(cv *c, uint64_t at)
         if (!v)
             return;
         if (ty == HPROF_TYPE_OBJECT) {
-            if (cv_id(c, v, o + n, eat + is + 1) != 0)
+            if (cv_id(c, v, o + n, eat + HPROF_FIELD_HEAD_LEN(is)) != 0)
                 return;
             n += os;
         } else {
@@ -639,17 +651,17 @@ static void cv_sub_class(cv *c, uint64_t at)
             n += sz;
         }
     }
-    q = cv_take(c, 2, "CLASS DUMP field count");
+    q = cv_take(c, HPROF_U2_LEN, "CLASS DUMP field count");
     if (!q)
         return;
-    unsigned nf = (unsigned)((q[0] << 8) | q[1]);
+    unsigned nf = (unsigned)cv_u2(q);
     o = c->tmp;
     o[n++] = q[0];
     o[n++] = q[1];
     uint8_t types[65535];
     for (unsigned i = 0; i < nf && !c->err; i++) {
         uint64_t eat = cv_in_off(&c->in);
-        const uint8_t *e = cv_take(c, is + 1, "CLASS DUMP instance field");
+        const uint8_t *e = cv_take(c, HPROF_FIELD_HEAD_LEN(is), "CLASS DUMP instance field");
         if (!e)
             return;
         unsigned ty = e[is];
@@ -659,7 +671,7 @@ static void cv_sub_class(cv *c, uint64_t at)
             return;
         }
         types[i] = (uint8_t)ty;
-        if (cv_tmp(c, n + 9) != 0)
+        if (cv_tmp(c, n + HPROF_FIELD_HEAD_LEN(HPROF_ID_SIZE_MAX)) != 0)
             return;
         o = c->tmp;
         if (cv_idk(c, e, o + n, eat, CV_NAME) != 0)
@@ -684,23 +696,26 @@ static void cv_sub_instance(cv *c, uint64_t at)
     const uint8_t *p = cv_take(c, HPROF_INSTANCE_DUMP_FIXED(is), "INSTANCE DUMP");
     if (!p)
         return;
-    uint8_t h[1 + HPROF_INSTANCE_DUMP_FIXED(8)];
-    uint64_t class_id = cv_get_id(p + is + 4, is);
-    uint32_t nbytes = cv_u4(p + 2 * is + 4);
+    /* id, u4 trace, class id, u4 value bytes */
+    uint8_t h[HPROF_SUB_TAG_LEN + HPROF_INSTANCE_DUMP_FIXED(HPROF_ID_SIZE_MAX)];
+    const size_t cls_at = is + HPROF_U4_LEN;
+    const size_t ocls_at = HPROF_SUB_TAG_LEN + os + HPROF_U4_LEN;
+    uint64_t class_id = cv_get_id(p + cls_at, is);
+    uint32_t nbytes = cv_u4(p + cls_at + is);
     if (cv_dropping(c)) {
         CV_STAT(c, app_only_dropped, 1);
         cv_skip(c, nbytes, "INSTANCE DUMP values");
         return;
     }
     h[0] = HPROF_GC_INSTANCE_DUMP;
-    if (cv_id(c, p, h + 1, at + 1) != 0)
+    if (cv_id(c, p, h + HPROF_SUB_TAG_LEN, at + HPROF_SUB_TAG_LEN) != 0)
         return;
-    memcpy(h + 1 + os, p + is, 4);
-    if (cv_id(c, p + is + 4, h + 5 + os, at + 5 + is) != 0)
+    memcpy(h + HPROF_SUB_TAG_LEN + os, p + is, HPROF_U4_LEN);
+    if (cv_id(c, p + cls_at, h + ocls_at, at + HPROF_SUB_TAG_LEN + cls_at) != 0)
         return;
-    size_t hn = 1 + 2 * os + 8;
+    size_t hn = HPROF_SUB_TAG_LEN + HPROF_INSTANCE_DUMP_FIXED(os);
     if (is == os) {
-        cv_put_be(h + 5 + 2 * os, nbytes, 4);
+        cv_put_be(h + ocls_at + os, nbytes, HPROF_U4_LEN);
         cv_sub_begin(c, hn + (uint64_t)nbytes);
         cv_sub_put(c, h, hn);
         cv_sub_copy(c, nbytes, "INSTANCE DUMP values");
@@ -715,7 +730,7 @@ static void cv_sub_instance(cv *c, uint64_t at)
         cv_fail(c, CONVERT_EINPUT,
                 "offset %" PRIu64 ": INSTANCE DUMP 0x%" PRIx64 " holds %" PRIu32 " bytes of values, "
                 "but the fields of class 0x%" PRIx64 " and its superclasses take %" PRIu32,
-                at, cv_get_id(h + 1, os), nbytes, class_id, k->in_size);
+                at, cv_get_id(h + HPROF_SUB_TAG_LEN, os), nbytes, class_id, k->in_size);
         return;
     }
     if (nbytes > CV_WINDOW) {
@@ -723,7 +738,7 @@ static void cv_sub_instance(cv *c, uint64_t at)
                 "too large to convert", at, nbytes);
         return;
     }
-    cv_put_be(h + 5 + 2 * os, k->out_size, 4);
+    cv_put_be(h + ocls_at + os, k->out_size, HPROF_U4_LEN);
     uint32_t flat_off = k->flat_off, flat_n = k->flat_n, out_size = k->out_size;
     int has_obj = k->has_obj;
     const uint8_t *v = cv_take(c, nbytes, "INSTANCE DUMP values");
@@ -760,20 +775,23 @@ static void cv_sub_obj_array(cv *c, uint64_t at)
     const uint8_t *p = cv_take(c, HPROF_OBJ_ARRAY_DUMP_FIXED(is), "OBJECT ARRAY DUMP");
     if (!p)
         return;
-    uint8_t h[1 + HPROF_OBJ_ARRAY_DUMP_FIXED(8)];
-    uint32_t n = cv_u4(p + is + 4);
+    /* id, u4 trace, u4 count, class id */
+    uint8_t h[HPROF_SUB_TAG_LEN + HPROF_OBJ_ARRAY_DUMP_FIXED(HPROF_ID_SIZE_MAX)];
+    const size_t cls_at = is + 2 * HPROF_U4_LEN;
+    uint32_t n = cv_u4(p + is + HPROF_U4_LEN);
     if (cv_dropping(c)) {
         CV_STAT(c, app_only_dropped, 1);
         cv_skip(c, (uint64_t)n * is, "OBJECT ARRAY DUMP elements");
         return;
     }
     h[0] = HPROF_GC_OBJ_ARRAY_DUMP;
-    if (cv_id(c, p, h + 1, at + 1) != 0)
+    if (cv_id(c, p, h + HPROF_SUB_TAG_LEN, at + HPROF_SUB_TAG_LEN) != 0)
         return;
-    memcpy(h + 1 + os, p + is, 8);
-    if (cv_id(c, p + is + 8, h + 9 + os, at + 9 + is) != 0)
+    memcpy(h + HPROF_SUB_TAG_LEN + os, p + is, 2 * HPROF_U4_LEN);
+    if (cv_id(c, p + cls_at, h + HPROF_SUB_TAG_LEN + os + 2 * HPROF_U4_LEN,
+              at + HPROF_SUB_TAG_LEN + cls_at) != 0)
         return;
-    size_t hn = 1 + 2 * os + 8;
+    size_t hn = HPROF_SUB_TAG_LEN + HPROF_OBJ_ARRAY_DUMP_FIXED(os);
     cv_sub_begin(c, hn + (uint64_t)n * os);
     cv_sub_put(c, h, hn);
     if (is == os) {
@@ -808,9 +826,10 @@ static void cv_sub_prim_array(cv *c, uint8_t tag, uint64_t at)
     const uint8_t *p = cv_take(c, HPROF_PRIM_ARRAY_DUMP_FIXED(is), what);
     if (!p)
         return;
-    uint8_t h[1 + HPROF_PRIM_ARRAY_DUMP_FIXED(8)];
-    uint32_t n = cv_u4(p + is + 4);
-    unsigned ty = p[is + 8];
+    /* id, u4 trace, u4 count, u1 type */
+    uint8_t h[HPROF_SUB_TAG_LEN + HPROF_PRIM_ARRAY_DUMP_FIXED(HPROF_ID_SIZE_MAX)];
+    uint32_t n = cv_u4(p + is + HPROF_U4_LEN);
+    unsigned ty = p[is + 2 * HPROF_U4_LEN];
     if (!hprof_type_is_primitive(ty)) {
         cv_fail(c, CONVERT_EINPUT, "offset %" PRIu64 ": %s with the invalid element type %u", at,
                 what, ty);
@@ -825,10 +844,10 @@ static void cv_sub_prim_array(cv *c, uint8_t tag, uint64_t at)
         return;
     }
     h[0] = nodata && c->android ? HPROF_GC_PRIM_ARRAY_DUMP : tag;
-    if (cv_id(c, p, h + 1, at + 1) != 0)
+    if (cv_id(c, p, h + HPROF_SUB_TAG_LEN, at + HPROF_SUB_TAG_LEN) != 0)
         return;
-    memcpy(h + 1 + os, p + is, 9);
-    size_t hn = 1 + os + 9;
+    memcpy(h + HPROF_SUB_TAG_LEN + os, p + is, HPROF_PRIM_ARRAY_DUMP_FIXED(is) - is);
+    size_t hn = HPROF_SUB_TAG_LEN + HPROF_PRIM_ARRAY_DUMP_FIXED(os);
     if (nodata && !c->android) {
         cv_sub_begin(c, hn);
         cv_sub_put(c, h, hn);
@@ -857,7 +876,7 @@ static void cv_sub_prim_array(cv *c, uint8_t tag, uint64_t at)
 static void cv_sub(cv *c)
 {
     uint64_t at = cv_in_off(&c->in);
-    const uint8_t *p = cv_take(c, 1, "heap sub-record tag");
+    const uint8_t *p = cv_take(c, HPROF_SUB_TAG_LEN, "heap sub-record tag");
     if (!p)
         return;
     uint8_t tag = p[0];
@@ -930,7 +949,7 @@ static void cv_single_dump(cv *c, uint8_t tag, uint32_t time, uint32_t len, uint
             uint64_t o = cv_in_off(&c->in);
             const uint8_t *h = cv_take(c, HPROF_RECORD_HEADER_SIZE, "record header");
             if (h)
-                cv_heap_body(c, o, cv_u4(h + 5));
+                cv_heap_body(c, o, cv_u4(h + HPROF_RECORD_LENGTH_AT));
         }
     }
     c->measuring = 0;
@@ -964,7 +983,7 @@ static void cv_single_dump(cv *c, uint8_t tag, uint32_t time, uint32_t len, uint
             uint64_t o = cv_in_off(&c->in);
             const uint8_t *h = cv_take(c, HPROF_RECORD_HEADER_SIZE, "record header");
             if (h)
-                cv_heap_body(c, o, cv_u4(h + 5));
+                cv_heap_body(c, o, cv_u4(h + HPROF_RECORD_LENGTH_AT));
         }
     }
 }
@@ -996,7 +1015,10 @@ static void cv_heap_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uint
 
 /* A plain record: ids resized when the id size changes; every other byte
  * as it is. `shape`: 'i' an object id, 'n' a name (UTF8) id, 'f' a frame
- * id, a digit that many bytes. */
+ * id, a digit that many bytes (a u4 is "4"). Each call spells out its
+ * record's layout in a comment; the longest
+ * (START THREAD, "4i4nnn") is 40 bytes with 8-byte ids: CV_FIXED_MAX. */
+#define CV_FIXED_MAX (2u * HPROF_U4_LEN + 4u * HPROF_ID_SIZE_MAX)
 static void cv_fixed_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uint64_t at,
                             const char *shape)
 {
@@ -1006,6 +1028,10 @@ static void cv_fixed_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uin
         in_len += id ? c->isz : (uint32_t)(*s - '0');
         out_len += id ? c->osz : (uint32_t)(*s - '0');
     }
+    if (out_len > CV_FIXED_MAX) { /* a new shape longer than the buffer */
+        cv_fail(c, CONVERT_EOUTPUT, "internal error: %s record shape too long", hprof_tag_name(tag));
+        return;
+    }
     if (len != in_len) {
         cv_fail(c, CONVERT_EINPUT, "offset %" PRIu64 ": %s record of length %" PRIu32 ", its layout "
                 "says %" PRIu32 " with %u-byte ids", at, hprof_tag_name(tag), len, in_len, c->isz);
@@ -1014,7 +1040,7 @@ static void cv_fixed_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uin
     const uint8_t *p = cv_take(c, len, hprof_tag_name(tag));
     if (!p)
         return;
-    uint8_t out[64];
+    uint8_t out[CV_FIXED_MAX];
     size_t ip = 0, op = 0;
     for (const char *s = shape; *s; s++) {
         if (*s == 'i' || *s == 'n' || *s == 'f') {
@@ -1053,7 +1079,7 @@ static void cv_plain_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uin
             return;
         }
         const uint8_t *p = cv_take(c, c->isz, "UTF8 id");
-        uint8_t id[8];
+        uint8_t id[HPROF_ID_SIZE_MAX];
         if (!p || cv_idk(c, p, id, at + HPROF_RECORD_HEADER_SIZE, CV_NAME) != 0)
             return;
         uint64_t out_len = (uint64_t)len - c->isz + c->osz;
@@ -1066,34 +1092,37 @@ static void cv_plain_record(cv *c, uint8_t tag, uint32_t time, uint32_t len, uin
         cv_copy(c, len - c->isz, "UTF8 text");
         return;
     }
+    /* u4 class serial, class id, u4 trace serial, name */
     case HPROF_TAG_LOAD_CLASS: cv_fixed_record(c, tag, time, len, at, "4i4n"); return;
+    /* frame id, method name, signature, source file, u4 class serial, u4 line */
     case HPROF_TAG_FRAME: cv_fixed_record(c, tag, time, len, at, "fnnn44"); return;
+    /* u4 thread serial, thread id, u4 trace serial, name, group, parent group */
     case HPROF_TAG_START_THREAD: cv_fixed_record(c, tag, time, len, at, "4i4nnn"); return;
     case HPROF_TAG_TRACE: {
-        const uint8_t *p = len >= 12 ? cv_take(c, 12, "TRACE") : NULL;
+        const uint8_t *p = len >= HPROF_TRACE_FIXED ? cv_take(c, HPROF_TRACE_FIXED, "TRACE") : NULL;
         if (!p) {
             cv_fail(c, CONVERT_EINPUT, "offset %" PRIu64 ": TRACE record of length %" PRIu32, at, len);
             return;
         }
-        uint8_t h[12];
-        memcpy(h, p, 12);
-        uint32_t n = cv_u4(h + 8);
-        if ((uint64_t)len != 12 + (uint64_t)n * c->isz) {
+        uint8_t h[HPROF_TRACE_FIXED];
+        memcpy(h, p, HPROF_TRACE_FIXED);
+        uint32_t n = cv_u4(h + HPROF_TRACE_FIXED - HPROF_U4_LEN); /* frame count */
+        if ((uint64_t)len != HPROF_TRACE_FIXED + (uint64_t)n * c->isz) {
             cv_fail(c, CONVERT_EINPUT, "offset %" PRIu64 ": TRACE record of length %" PRIu32 " for %"
                     PRIu32 " frames of %u-byte ids", at, len, n, c->isz);
             return;
         }
-        uint64_t out_len = 12 + (uint64_t)n * c->osz;
+        uint64_t out_len = HPROF_TRACE_FIXED + (uint64_t)n * c->osz;
         if (out_len > HPROF_U4_MAX) {
             cv_fail(c, CONVERT_EINPUT, "offset %" PRIu64 ": TRACE record too long for 8-byte ids", at);
             return;
         }
         cv_out_rec_header(c, tag, time, (uint32_t)out_len);
-        cv_out(c, h, 12);
+        cv_out(c, h, HPROF_TRACE_FIXED);
         for (uint32_t i = 0; i < n && !c->err; i++) {
             uint64_t fat = cv_in_off(&c->in);
             const uint8_t *f = cv_take(c, c->isz, "TRACE frame id");
-            uint8_t id[8];
+            uint8_t id[HPROF_ID_SIZE_MAX];
             if (!f || cv_idk(c, f, id, fat, CV_FRAME) != 0)
                 return;
             cv_out(c, id, c->osz);
@@ -1186,7 +1215,7 @@ static void cv_run(cv *c)
         const uint8_t *h = cv_take(c, HPROF_RECORD_HEADER_SIZE, "record header");
         if (!h)
             break;
-        uint32_t time = cv_u4(h + 1), len = cv_u4(h + 5);
+        uint32_t time = cv_u4(h + HPROF_RECORD_TIME_AT), len = cv_u4(h + HPROF_RECORD_LENGTH_AT);
         if (tag == HPROF_TAG_HEAP_DUMP || tag == HPROF_TAG_HEAP_DUMP_SEGMENT) {
             cv_heap_record(c, tag, time, len, at);
             continue;

@@ -200,6 +200,27 @@ static inline int hprof_type_is_primitive(unsigned t)
  * protection domain */
 #define HPROF_CLASS_DUMP_RESERVED_OFF(idsz) (5u * (idsz) + 4u)
 
+/* ---- byte lengths (and offsets) of fixed fields, for code that takes
+ * records and sub-records apart field by field ---- */
+#define HPROF_ID_SIZE_MAX 8u           /* the larger id size: buffer bounds */
+#define HPROF_U2_LEN 2u
+#define HPROF_U4_LEN 4u
+#define HPROF_SUB_TAG_LEN 1u           /* u1 sub-record tag */
+#define HPROF_RECORD_TIME_AT 1u        /* record header: u1 tag, then u4 time */
+#define HPROF_RECORD_LENGTH_AT 5u      /* ... then u4 length */
+/* GC roots: one id, or two (JNI GLOBAL: the object, then its JNI ref),
+ * then the tail: u4 thread serial and u4 frame / depth (JNI LOCAL, JAVA
+ * FRAME, THREAD OBJ, JNI MONITOR) or a u4 thread serial only (NATIVE
+ * STACK, THREAD BLOCK); the *_FIXED sizes above are id + tail */
+#define HPROF_ROOT_IDS_MAX 2u
+#define HPROF_ROOT_THREAD_FRAME_TAIL_LEN 8u
+#define HPROF_ROOT_THREAD_TAIL_LEN 4u
+/* CLASS DUMP, after its fixed part: u2 constant pool count, entries of
+ * u2 index + u1 type + value; u2 static count, statics of id name + u1
+ * type + value; u2 field count, fields of id name + u1 type */
+#define HPROF_CP_ENTRY_HEAD_LEN 3u
+#define HPROF_FIELD_HEAD_LEN(idsz) ((idsz) + 1u)
+
 /* Human-readable names, for tools and messages ("UTF8", "ROOT JNI GLOBAL").
  * Return NULL for an unknown tag. Defined in the writer library. */
 HPROF_API const char *hprof_tag_name(unsigned tag);

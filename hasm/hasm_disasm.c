@@ -10,6 +10,13 @@
  * the text always holds every byte, in order. A record whose declared length
  * is not what the file holds gets `length=` (on its first line when known
  * before writing, else on an `end` line).
+ *
+ * File input is read with read(2) and, when it starts with a valid gzip
+ * header (RFC 1952: magic, method 8, no reserved flag), inflated here
+ * (every member). Not through gzFile: zlib takes any 1f 8b start for gzip
+ * and fails on it ("unknown compression method"), and a plain file that
+ * starts so must still disassemble. A gzip stream cut short: the text of
+ * what it gave, then an error (hasm_disasm.h).
  */
 #include "hasm_disasm.h"
 
@@ -36,10 +43,24 @@
 #define DIS_HEADER_MAX 4096u /* bytes searched for the header's NUL */
 #define DIS_RAW_LINE 32u     /* bytes per raw/data line */
 #define DIS_PER_LINE 8u      /* values per elems/values line */
+/* gzip (RFC 1952): ID1 ID2 CM FLG MTIME(4) XFL OS */
+#define DIS_GZ_ID1 0x1fu
+#define DIS_GZ_ID2 0x8bu
+#define DIS_GZ_DEFLATE 8u
+#define DIS_GZ_FLG_RESERVED 0xe0u
+#define DIS_GZ_HEADER 10u
 
 typedef struct dis {
     FILE *out;
-    gzFile gz;
+    int fd;            /* file input, -1 for memory */
+    int is_gz;         /* the file is gzip: inflated through zs */
+    z_stream zs;       /* next_in/avail_in: the file's bytes read, not used yet */
+    int zs_live;
+    uint8_t *raw;      /* the file's bytes, as read */
+    int raw_eof;
+    int member_end;    /* a gzip member ended: another may follow */
+    int gz_cut;        /* the file ended inside a gzip member */
+    int gz_trailing;   /* bytes after the gzip stream (ignored, as gzip -d does) */
     const uint8_t *mem;
     size_t mem_len, mem_pos;
     uint8_t *ibuf;
@@ -65,6 +86,76 @@ static void dis_fail(dis *d, const char *what)
     snprintf(d->errbuf, d->errlen, "%s: %s", d->name, what);
 }
 
+/* Makes k (<= DIS_IBUF) bytes of the file available at zs.next_in; fewer
+ * only at its end or on a read error (latched). */
+static void dis_raw_need(dis *d, size_t k)
+{
+    while (d->zs.avail_in < k && !d->raw_eof && !d->err) {
+        if (d->zs.next_in != d->raw) {
+            memmove(d->raw, d->zs.next_in, d->zs.avail_in);
+            d->zs.next_in = d->raw;
+        }
+        ssize_t n = read(d->fd, d->raw + d->zs.avail_in, DIS_IBUF - d->zs.avail_in);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            dis_fail(d, strerror(errno));
+        else if (n == 0)
+            d->raw_eof = 1;
+        else
+            d->zs.avail_in += (uInt)n;
+    }
+}
+
+/* A gzip member's header starts here: its fixed part is whole and valid. */
+static int dis_gz_header(const uint8_t *p, size_t n)
+{
+    return n >= DIS_GZ_HEADER && p[0] == DIS_GZ_ID1 && p[1] == DIS_GZ_ID2 &&
+           p[2] == DIS_GZ_DEFLATE && (p[3] & DIS_GZ_FLG_RESERVED) == 0;
+}
+
+/* Inflates into ibuf until it holds something or the stream ends. */
+static void dis_inflate(dis *d)
+{
+    d->zs.next_out = d->ibuf;
+    d->zs.avail_out = DIS_IBUF;
+    while (d->zs.avail_out == DIS_IBUF && !d->err) {
+        if (d->member_end) {
+            dis_raw_need(d, DIS_GZ_HEADER);
+            if (d->zs.avail_in == 0)
+                break; /* the end, after a whole member */
+            if (!dis_gz_header(d->zs.next_in, d->zs.avail_in)) {
+                d->gz_trailing = 1;
+                d->zs.avail_in = 0;
+                break;
+            }
+            if (inflateReset(&d->zs) != Z_OK) {
+                dis_fail(d, "gzip input: inflateReset failed");
+                break;
+            }
+            d->member_end = 0;
+        }
+        dis_raw_need(d, 1);
+        if (d->err)
+            break;
+        if (d->zs.avail_in == 0) {
+            d->gz_cut = 1;
+            break;
+        }
+        int r = inflate(&d->zs, Z_NO_FLUSH);
+        if (r == Z_STREAM_END) {
+            d->member_end = 1;
+        } else if (r == Z_MEM_ERROR) {
+            dis_fail(d, "out of memory");
+        } else if (r != Z_OK) {
+            char m[160];
+            snprintf(m, sizeof m, "gzip input: %s", d->zs.msg ? d->zs.msg : "corrupt data");
+            dis_fail(d, m);
+        }
+    }
+    d->ilen = DIS_IBUF - d->zs.avail_out;
+}
+
 static void dis_fill(dis *d)
 {
     if (d->eof || d->err)
@@ -78,17 +169,15 @@ static void dis_fill(dis *d)
         memcpy(d->ibuf, d->mem + d->mem_pos, n);
         d->mem_pos += n;
         d->ilen = n;
+    } else if (!d->is_gz) {
+        dis_raw_need(d, 1);
+        size_t n = d->zs.avail_in;
+        memcpy(d->ibuf, d->zs.next_in, n);
+        d->zs.next_in += n;
+        d->zs.avail_in = 0;
+        d->ilen = n;
     } else {
-        int n = gzread(d->gz, d->ibuf, DIS_IBUF);
-        if (n < 0) {
-            int code;
-            const char *msg = gzerror(d->gz, &code);
-            /* a cut gzip stream: what it held is the file */
-            if (code != Z_BUF_ERROR)
-                dis_fail(d, code == Z_ERRNO ? strerror(errno) : msg);
-            n = 0;
-        }
-        d->ilen = (size_t)n;
+        dis_inflate(d);
     }
     if (d->ilen == 0)
         d->eof = 1;
@@ -640,10 +729,8 @@ static void dis_run(dis *d)
 {
     fputs("# HPROF as text (docs/hprof-text.md): `hprof asm` turns it back into the same bytes\n",
           d->out);
-    if (!d->mem) {
-        dis_fill(d);
-        if (!gzdirect(d->gz))
-            fputs("gzip  # the input was gzip-compressed; this text is of its uncompressed bytes\n",
+    if (d->is_gz) {
+        fputs("gzip  # the input was gzip-compressed; this text is of its uncompressed bytes\n",
                   d->out);
     }
     /* header: magic up to its NUL, u4 id size, u8 time */
@@ -736,6 +823,11 @@ static int dis_finish(dis *d, int rc)
     if (!d->err && (fflush(d->out) != 0 || ferror(d->out)))
         snprintf(d->errbuf, d->errlen, "writing the text: %s", strerror(errno)), d->err = 1;
     hasm_meta_cleanup(d->meta);
+    if (d->zs_live)
+        inflateEnd(&d->zs);
+    if (d->fd >= 0)
+        close(d->fd);
+    free(d->raw);
     free(d->ibuf);
     free(d->scr);
     return d->err ? -1 : rc;
@@ -744,6 +836,7 @@ static int dis_finish(dis *d, int rc)
 static int dis_setup(dis *d, FILE *out, char *err, size_t errlen, const char *name)
 {
     memset(d, 0, sizeof *d);
+    d->fd = -1;
     d->out = out;
     d->errbuf = err;
     d->errlen = errlen;
@@ -774,19 +867,34 @@ int hasm_disasm_path(const char *path, FILE *out, char *err, size_t errlen)
     dis d;
     if (dis_setup(&d, out, err, errlen, path) < 0)
         return dis_finish(&d, 0);
-    int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        dis_fail(&d, strerror(errno));
+    d.fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
+    d.raw = malloc(DIS_IBUF);
+    if (d.fd < 0 || !d.raw) {
+        dis_fail(&d, d.fd < 0 ? strerror(errno) : "out of memory");
         return dis_finish(&d, 0);
     }
-    d.gz = gzdopen(fd, "rb");
-    if (!d.gz) {
-        close(fd);
-        dis_fail(&d, "out of memory");
-        return dis_finish(&d, 0);
+    d.zs.next_in = d.raw;
+    dis_raw_need(&d, DIS_GZ_HEADER);
+    if (!d.err && dis_gz_header(d.zs.next_in, d.zs.avail_in)) {
+        /* 16 + window bits: a gzip wrapper (header fields, CRC, length) */
+        if (inflateInit2(&d.zs, 16 + MAX_WBITS) != Z_OK) {
+            dis_fail(&d, "out of memory");
+            return dis_finish(&d, 0);
+        }
+        d.zs_live = 1;
+        d.is_gz = 1;
     }
-    gzbuffer(d.gz, DIS_IBUF);
-    dis_run(&d);
-    gzclose(d.gz);
+    if (!d.err)
+        dis_run(&d);
+    if (d.gz_trailing && !d.err)
+        fputs("# the file goes on after its gzip stream: those bytes were ignored\n", d.out);
+    if (d.gz_cut && !d.err) {
+        fprintf(d.out, "# the gzip stream is cut short: this text ends with the %" PRIu64
+                       " bytes it gave\n", d.off);
+        char m[160];
+        snprintf(m, sizeof m, "gzip input: unexpected end of file (the text holds the %" PRIu64
+                 " uncompressed bytes before it)", d.off);
+        dis_fail(&d, m);
+    }
     return dis_finish(&d, 0);
 }

@@ -13,6 +13,8 @@
 # flips of a HotSpot dump); what the text shows of a HotSpot dump (instance
 # fields by name); the hand-written fixtures of tests/fixtures assembled and
 # opened by VisualVM's heap library (counts asserted); exit statuses.
+# Files starting with 1f 8b that are not gzip round-trip as plain input; a
+# gzip file cut short exits 1, its text ending with the bytes it gave.
 # A missing JDK, jar or corpus is a failure, not a skip.
 set -euo pipefail
 source "$(dirname "$0")/agent_lib.sh"
@@ -23,13 +25,20 @@ JAR=${VISUALVM_HEAP_JAR:-/usr/share/visualvm/visualvm/modules/org-graalvm-visual
 [ -r "$CORPUS/hprof.bin" ] || fail "the shared corpus is missing: $CORPUS"
 
 TRIPS=0
+# is_gzip FILE: it starts with a valid gzip header (RFC 1952: 1f 8b, method
+# 8, no reserved flag, 10 bytes), as disasm decides
+is_gzip() {
+    local h
+    h=$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')
+    [ "${h:0:6}" = 1f8b08 ] && [ $((0x${h:6:2} & 0xe0)) -eq 0 ] && [ "$(stat -c %s "$1")" -ge 10 ]
+}
 # rt FILE: disasm, asm, and the bytes compared (uncompressed for gzip input)
 rt() {
     local f=$1 b
     b=$(basename "$f")
     "$HPROF" disasm "$f" -o "rt-$b.txt" || fail "hprof disasm $f failed"
     "$HPROF" asm "rt-$b.txt" -o "rt-$b.back" || fail "hprof asm of the text of $f failed"
-    if [ "$(head -c 2 "$f" | od -An -tx1 | tr -d ' ')" = 1f8b ]; then
+    if is_gzip "$f"; then
         grep -q '^gzip ' "rt-$b.txt" || fail "the text of gzip input $f has no gzip directive"
         [ "$(head -c 2 "rt-$b.back" | od -An -tx1 | tr -d ' ')" = 1f8b ] ||
             fail "asm of $f's text did not write gzip"
@@ -66,6 +75,41 @@ done
 "$HPROF" fixture fx-dot.hprof --names dot --objects 300 >/dev/null && rt fx-dot.hprof
 gzip -c fx-8-1.0.2.hprof >fx-8-1.0.2.hprof.gz && rt fx-8-1.0.2.hprof.gz
 expect_eq "fixture variants" 9 "$((TRIPS - n0))"
+
+step "files that start with 1f 8b but are not gzip: plain input"
+n0=$TRIPS
+printf '\x1f\x8b\x07\x00hello world' >magic-m7.bin          # method 7
+printf '\x1f\x8b\x08\xe0\0\0\0\0\0\x03xy' >magic-flag.bin # a reserved flag
+printf '\x1f\x8b\x08\x00\0\0\0' >magic-short.bin           # 7 bytes: no whole header
+{ printf '\x1f\x8b\x09'; cat fx-4-1.0.2.hprof; } >magic-fx.bin
+for f in magic-m7.bin magic-flag.bin magic-short.bin magic-fx.bin; do rt "$f"; done
+expect_eq "1f 8b files" 4 "$((TRIPS - n0))"
+
+step "a gzip file cut short: the text of what it gave, exit 1"
+gz=fx-8-1.0.2.hprof.gz
+head -c $(($(stat -c %s $gz) / 2)) $gz >cut.hprof.gz
+rc=0
+"$HPROF" disasm cut.hprof.gz >cut.txt 2>cut.err || rc=$?
+expect_eq "disasm of a cut gzip file: exit" 1 "$rc"
+n=$(sed -n 's/.*the text holds the \([0-9]*\) uncompressed bytes before it)$/\1/p' cut.err)
+[ -n "$n" ] || fail "disasm of a cut gzip file: message $(cat cut.err)"
+expect_eq "disasm of a cut gzip file: message" \
+    "hprof: cut.hprof.gz: gzip input: unexpected end of file (the text holds the $n uncompressed bytes before it)" \
+    "$(cat cut.err)"
+expect_eq "the text's last line" "# the gzip stream is cut short: this text ends with the $n bytes it gave" \
+    "$(tail -1 cut.txt)"
+full=$(stat -c %s fx-8-1.0.2.hprof)
+[ "$n" -gt 0 ] && [ "$n" -lt "$full" ] || fail "cut gzip: $n bytes of $full"
+# gzip -d gives at most as much as disasm (it may hold back a last byte)
+[ "$(gzip -dc cut.hprof.gz 2>/dev/null | wc -c)" -le "$n" ] || fail "cut gzip: gzip -d gives more than $n bytes"
+"$HPROF" asm cut.txt -o cut.back.gz || fail "asm of the cut gzip file's text failed"
+expect_eq "asm of the cut text: uncompressed bytes" "$n" "$(gzip -dc cut.back.gz | wc -c)"
+cmp -n "$n" <(gzip -dc cut.back.gz) fx-8-1.0.2.hprof || fail "asm of the cut text: not the file's first $n bytes"
+rc=0
+"$HPROF" disasm cut.hprof.gz -o cut2.txt 2>/dev/null || rc=$?
+expect_eq "disasm -o of a cut gzip file: exit" 1 "$rc"
+[ ! -e cut2.txt ] || fail "disasm -o of a cut gzip file left its output behind"
+echo "   $n of $full bytes; gzip -d gives $(gzip -dc cut.hprof.gz 2>/dev/null | wc -c)"
 # what the text holds: every INSTANCE DUMP of the --objects 300 fixture
 # decoded by field name (Node: 300, SubNode: 15), none as bytes
 expect_eq "Node instances in the text" 300 "$(grep -c '^  INSTANCE_DUMP .*# com/example/fixture/Node$' rt-fx-8-1.0.2.hprof.txt)"

@@ -10,6 +10,9 @@
  *  - the round trip asm(disasm(X)) == X on a fixture cut at every offset
  *    and with bytes flipped, and on bytes that are not HPROF at all;
  *  - wrong text is refused with the line number, never a crash;
+ *  - file input: 1f 8b that is not a gzip header is plain input; a gzip
+ *    stream cut short gives the text of what it holds, then an error;
+ *  - a class without fields and an instance of it (no layout buffers);
  *  - on an output that seeks, a big heap dump record is written as it
  *    grows and its length patched: the same bytes as the buffered way.
  */
@@ -19,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "hasm_asm.h"
 #include "hasm_disasm.h"
@@ -325,6 +329,125 @@ static void t_damage(void)
     CU_ASSERT_EQUAL(runs, (n + 2) / 3);
 }
 
+/* hasm_disasm_path of `n` bytes written to a file: its status, the text
+ * in *text (freed by the caller), the message in err. */
+static int disasm_file(const uint8_t *p, size_t n, char **text, size_t *tlen, char *err,
+                       size_t errlen)
+{
+    char path[] = "/tmp/test_asm_XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT_FATAL(write(fd, p, n) == (ssize_t)n);
+    close(fd);
+    *text = NULL;
+    FILE *f = open_memstream(text, tlen);
+    CU_ASSERT_FATAL(f != NULL);
+    err[0] = 0;
+    int rc = hasm_disasm_path(path, f, err, errlen);
+    fclose(f);
+    unlink(path);
+    return rc;
+}
+
+/* Inflates gzip bytes as far as they go: the count written to out. */
+static size_t gunzip(const uint8_t *p, size_t n, uint8_t *out, size_t cap)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    CU_ASSERT_FATAL(inflateInit2(&z, 16 + MAX_WBITS) == Z_OK);
+    z.next_in = (Bytef *)(uintptr_t)p;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    while (inflate(&z, Z_NO_FLUSH) == Z_OK && z.avail_in > 0 && z.avail_out > 0)
+        ;
+    size_t got = cap - z.avail_out;
+    inflateEnd(&z);
+    return got;
+}
+
+/* Files that start with gzip's magic 1f 8b but are not gzip (method 7, a
+ * reserved flag, cut inside the 10-byte header): plain input, the text
+ * has no `gzip` line and gives the same bytes back, status 0. */
+static void t_gzip_magic_not_gzip(void)
+{
+    static const uint8_t m7[] = {0x1f, 0x8b, 0x07, 0x00, 'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o'};
+    static const uint8_t flag[] = {0x1f, 0x8b, 0x08, 0xe0, 0, 0, 0, 0, 0, 3, 'x', 'y'};
+    static const uint8_t short9[] = {0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0};
+    const uint8_t *files[] = {m7, flag, short9};
+    size_t lens[] = {sizeof m7, sizeof flag, sizeof short9};
+    for (size_t i = 0; i < 3; i++) {
+        char *text, err[256];
+        size_t tlen;
+        CU_ASSERT_EQUAL(disasm_file(files[i], lens[i], &text, &tlen, err, sizeof err), 0);
+        CU_ASSERT_PTR_NULL(strstr(text, "\ngzip"));
+        membuf out;
+        char aerr[256] = "";
+        CU_ASSERT_EQUAL(assemble(text, tlen, &out, aerr, sizeof aerr), 0);
+        CU_ASSERT(out.n == lens[i] && memcmp(out.p, files[i], lens[i]) == 0);
+        free(out.p);
+        free(text);
+    }
+}
+
+/* A gzip file whole, then cut in the middle of its deflate stream: the
+ * text of the bytes it gives (exactly those zlib can inflate), a comment
+ * saying so at its end, status -1 with the count in the message. */
+static void t_gzip_cut(void)
+{
+    enum { NSTR = 4000 };
+    static uint8_t plain[HEAD4_LEN + 9 + 4 + NSTR];
+    memcpy(plain, head4_bytes, HEAD4_LEN);
+    static const uint8_t rh[] = {0x01, 0, 0, 0, 0, 0, 0, (4 + NSTR) >> 8, (4 + NSTR) & 0xff, 0, 0, 0, 1};
+    memcpy(plain + HEAD4_LEN, rh, sizeof rh);
+    uint32_t x = 12345;
+    for (size_t i = 0; i < NSTR; i++) { /* letters, not compressible to nothing */
+        x = x * 1103515245u + 12345u;
+        plain[HEAD4_LEN + sizeof rh + i] = (uint8_t)('a' + (x >> 16) % 26);
+    }
+    static uint8_t gz[8192];
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    CU_ASSERT_FATAL(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+    z.next_in = plain;
+    z.avail_in = sizeof plain;
+    z.next_out = gz;
+    z.avail_out = sizeof gz;
+    CU_ASSERT_FATAL(deflate(&z, Z_FINISH) == Z_STREAM_END);
+    size_t gn = sizeof gz - z.avail_out;
+    deflateEnd(&z);
+
+    char *text, err[256];
+    size_t tlen;
+    CU_ASSERT_EQUAL(disasm_file(gz, gn, &text, &tlen, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\ngzip  # the input was gzip-compressed"));
+    CU_ASSERT_PTR_NULL(strstr(text, "cut short"));
+    free(text);
+
+    size_t cut = gn / 2;
+    static uint8_t part[sizeof plain];
+    size_t pn = gunzip(gz, cut, part, sizeof part);
+    CU_ASSERT_FATAL(pn > HEAD4_LEN && pn < sizeof plain);
+    CU_ASSERT(memcmp(part, plain, pn) == 0);
+    CU_ASSERT_EQUAL(disasm_file(gz, cut, &text, &tlen, err, sizeof err), -1);
+    char want[200];
+    snprintf(want, sizeof want, ": gzip input: unexpected end of file (the text holds the %zu "
+             "uncompressed bytes before it)", pn);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    snprintf(want, sizeof want, "\n# the gzip stream is cut short: this text ends with the %zu "
+             "bytes it gave\n", pn);
+    CU_ASSERT(tlen > strlen(want) && strcmp(text + tlen - strlen(want), want) == 0);
+    /* asm writes gzip again: those bytes, uncompressed */
+    membuf out;
+    char aerr[256] = "";
+    CU_ASSERT_EQUAL(assemble(text, tlen, &out, aerr, sizeof aerr), 0);
+    static uint8_t back[sizeof plain];
+    CU_ASSERT_EQUAL(gunzip(out.p, out.n, back, sizeof back), pn);
+    CU_ASSERT(memcmp(back, plain, pn) == 0);
+    free(out.p);
+    free(text);
+}
+
 /* A heap dump record past 16 MiB on an output that seeks: written as it
  * grows, its length patched; the bytes are those of the buffered way. */
 static void t_seek(void)
@@ -366,7 +489,9 @@ static int add_suites(void)
         !CU_add_test(s, "lengths", t_lengths) || !CU_add_test(s, "instance values", t_instance_values) ||
         !CU_add_test(s, "no fields", t_no_fields) ||
         !CU_add_test(s, "not hprof", t_not_hprof) || !CU_add_test(s, "errors", t_errors) ||
-        !CU_add_test(s, "damage", t_damage) || !CU_add_test(s, "seekable output", t_seek))
+        !CU_add_test(s, "damage", t_damage) ||
+        !CU_add_test(s, "1f 8b but not gzip: plain", t_gzip_magic_not_gzip) ||
+        !CU_add_test(s, "gzip cut short", t_gzip_cut) || !CU_add_test(s, "seekable output", t_seek))
         return -1;
     return 0;
 }

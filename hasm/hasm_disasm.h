@@ -13,9 +13,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Disassembles the file at `path` ("-" = standard input; gzip is read
- * through, and the text starts with a `gzip` directive) to `out`.
- * Returns 0, or -1 with a message (naming `path`) in err. */
+/* Disassembles the file at `path` ("-" = standard input) to `out`. A file
+ * that starts with a valid gzip header (not merely 1f 8b) is inflated and
+ * the text starts with a `gzip` directive. Returns 0, or -1 with a message
+ * (naming `path`) in err. A gzip stream cut short returns -1 after the
+ * whole text of what it gave (and a comment saying so) is written. */
 int hasm_disasm_path(const char *path, FILE *out, char *err, size_t errlen);
 
 /* The same over bytes in memory (no gzip detection: the bytes are the file). */

@@ -9,7 +9,7 @@
 # (ids 4 -> 8 -> 4, 1.0.2 -> 1.0.1 -> 1.0.2 on our own segmenting, plain ->
 # gzip -> plain), the same histogram and sub-record counts where it is not
 # (HotSpot's segment boundaries); refusals that name the id and leave no
-# file; HotSpot's -gz layout read by python3's gzip, zcat, Java's
+# file (and records of unknown tags when ids change); HotSpot's -gz layout read by python3's gzip, zcat, Java's
 # GZIPInputStream (GzCheck.java) and hprof; Android
 # files that VisualVM's heap library then opens. A missing JDK or VisualVM
 # jar is a failure, not a skip.
@@ -76,6 +76,22 @@ for bad in "f.hprof" "f.hprof -o" "-o x.hprof" "f.hprof -o x.hprof --id-size 5" 
     # shellcheck disable=SC2086
     expect_rc 2 "$HPROF" convert $bad
     grep -q "^hprof: convert: " err.txt || fail "convert $bad: no 'hprof: convert:' message"
+    no_file x.hprof
+done
+
+step "a record of an unknown tag: copied with the ids unchanged, refused when they change"
+printf 'header "JAVA PROFILE 1.0.2" id-size=4 time=0\nrecord tag=0x99 time=5\n  raw 010203\nend\n' >odd.txt
+"$HPROF" asm odd.txt -o odd.hprof
+expect_rc 0 "$HPROF" convert odd.hprof -o x.hprof --id-size 4
+cmp odd.hprof x.hprof || fail "convert --id-size 4 changed a 4-byte file with an unknown record"
+rm -f x.hprof
+for opt in "--id-size 8" "--renumber"; do
+    # shellcheck disable=SC2086
+    expect_rc 1 "$HPROF" convert odd.hprof -o x.hprof $opt
+    what=resized
+    [ "$opt" = --renumber ] && what=renumbered
+    want="hprof: convert: odd.hprof: offset 31: record of unknown tag 0x99 (3 bytes): ids in it, if any, cannot be $what; such a file converts only with its ids unchanged"
+    [ "$(cat err.txt)" = "$want" ] || fail "convert $opt: message '$(cat err.txt)', expected '$want'"
     no_file x.hprof
 done
 

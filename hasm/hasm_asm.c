@@ -381,7 +381,8 @@ static void sub_close(as *a)
         }
         return;
     case HASM_B_INSTANCE:
-        if (a->mode != 1 && a->nslots >= 0) {
+        /* no fields (lsize 0): ivals may be NULL, nothing to copy */
+        if (a->mode != 1 && a->nslots >= 0 && a->lsize > 0) {
             if (buf_reserve(a, &a->body, (size_t)a->lsize) < 0)
                 return;
             memcpy(a->body.p + a->body.len, a->ivals, (size_t)a->lsize);

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "demo: scripts/deps.sh installs with apt-get whatever is missing of what the build and the"
-echo "      tests use: CUnit, zlib, pkg-config, clang, VisualVM (its heap library), python3, gdb, groff, man-db"
+echo "      tests use: CUnit, zlib, pkg-config, clang, VisualVM (its heap library), python3, gdb, time, groff, man-db"
 scripts/deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build/demo -DCMAKE_BUILD_TYPE=Release -DHPROF_TESTS=OFF >/dev/null

@@ -23,6 +23,7 @@
 #include "normalize.h"
 #include "objsize.h"
 #include "redact.h"
+#include "textin.h"
 #include "warnlimit.h"
 
 #define HPROF_EXIT_OK 0
@@ -671,6 +672,9 @@ int main(int argc, char **argv)
         fputs(hprof_usage, stdout);
         return HPROF_EXIT_OK;
     }
+    int text_rc = textin_main(cmd, argc - 1, argv + 1); /* java.hprof.txt to binary-only commands */
+    if (text_rc >= 0)
+        return text_rc;
     if (strcmp(cmd, "info") == 0)
         return hprof_cmd_info(argc - 1, argv + 1);
     if (strcmp(cmd, "verify") == 0)

@@ -33,6 +33,7 @@
  * its style.
  */
 #include "print.h"
+#include "tp_text.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -1318,6 +1319,8 @@ static int print_run(print_ctx *c, const char *path, int want_heap)
     int status = PRINT_EXIT_OK;
     char *spool = NULL;
     const char *real = path;
+    uint8_t *tbin = NULL;
+    size_t tlen = 0;
     if (strcmp(path, "-") == 0) {
         spool = print_spool_stdin();
         if (!spool) {
@@ -1327,7 +1330,16 @@ static int print_run(print_ctx *c, const char *path, int want_heap)
         real = spool;
     }
     int err = 0;
-    hr_source *src = hr_source_file(real, &err);
+    /* the agent's text layout (format=a): read as the binary it stands for */
+    char terr[256];
+    tp_info tinfo;
+    int text = tp_load_file(real, &tbin, &tlen, &tinfo, terr, sizeof terr);
+    if (text < 0) {
+        fprintf(stderr, "hprof: %s: %s\n", path, terr);
+        status = PRINT_EXIT_PROBLEMS;
+        goto done;
+    }
+    hr_source *src = text ? hr_source_memory(tbin, tlen) : hr_source_file(real, &err);
     if (!src) {
         fprintf(stderr, "hprof: cannot open %s: %s\n", path, strerror(err));
         status = PRINT_EXIT_PROBLEMS;
@@ -1377,6 +1389,7 @@ static int print_run(print_ctx *c, const char *path, int want_heap)
         status = PRINT_EXIT_PROBLEMS;
     }
 done:
+    free(tbin);
     if (spool) {
         unlink(spool);
         free(spool);

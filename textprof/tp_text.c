@@ -477,7 +477,7 @@ static int tp_run(tp_ctx *c, const char *text, size_t len)
             }
             continue;
         }
-        if (tp_starts(l, n, "TRACE ")) {
+        if (tp_starts(l, n, "TRACE ") && n > 6 && l[6] >= '0' && l[6] <= '9') {
             const char *p = l + 6;
             uint64_t v, th = 0;
             if (tp_num(&p, l + n, UINT32_MAX, &v) != 0 || p == l + n || *p != ':')

@@ -139,8 +139,10 @@ static hprof_id tp_utf8(tp_ctx *c, const char *s, size_t len)
 {
     int added;
     uint64_t id = tp_names_get(&c->utf8, s, len, c->next_id, &added);
-    if (id == UINT64_MAX)
-        return (hprof_id)tp_fail(c, "out of memory"), 0;
+    if (id == UINT64_MAX) {
+        tp_fail(c, "out of memory");
+        return 0;
+    }
     if (added) {
         c->next_id++;
         hw_utf8(c->w, id, s, len);
@@ -154,8 +156,10 @@ static uint32_t tp_class(tp_ctx *c, const char *s, size_t len)
 {
     int added;
     uint64_t serial = tp_names_get(&c->classes, s, len, c->next_class, &added);
-    if (serial == UINT64_MAX)
-        return (uint32_t)tp_fail(c, "out of memory"), 0;
+    if (serial == UINT64_MAX) {
+        tp_fail(c, "out of memory");
+        return 0;
+    }
     if (added) {
         c->next_class++;
         hprof_id name = tp_utf8(c, s, len);
@@ -388,8 +392,10 @@ static int tp_run(tp_ctx *c, const char *text, size_t len)
     /* ours and the original's prelude (legend, licence) ends with a line
      * "--------": the records start after it. Without one, after line 1. */
     const char *nl = memchr(text, '\n', len);
-    if (!nl)
-        return c->line = 1, tp_fail(c, "the file is cut in its first line");
+    if (!nl) {
+        c->line = 1;
+        return tp_fail(c, "the file is cut in its first line");
+    }
     pos = (size_t)(nl - text) + 1;
     c->line = 1;
     for (size_t i = pos; i + 10 <= len; i++) {

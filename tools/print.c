@@ -1371,7 +1371,17 @@ static int print_run(print_ctx *c, const char *path, int want_heap)
                         "(run 'hprof verify %s')\n", path, path);
         status = PRINT_EXIT_PROBLEMS;
     }
-    if (c->mode == PRINT_SITES && !m.nsites) {
+    int need_sites = c->mode == PRINT_SITES || (c->mode == PRINT_COLLAPSED && c->use_sites);
+    int need_samples = !need_sites && (c->mode == PRINT_SAMPLES || c->mode == PRINT_COLLAPSED);
+    if (text && ((need_sites && !m.nsites) || (need_samples && !m.nsamples))) {
+        /* the text layout: say which sections it has */
+        char what[192];
+        tp_describe(&tinfo, what, sizeof what);
+        fprintf(stderr, "hprof: %s is the agent's text layout (format=a) with %s, no %s section "
+                        "(written with %s)\n", path, what, need_sites ? "SITES" : "CPU SAMPLES",
+                need_sites ? "heap=sites or heap=all" : "cpu=samples");
+        status = PRINT_EXIT_PROBLEMS;
+    } else if (c->mode == PRINT_SITES && !m.nsites) {
         fprintf(stderr, "hprof: %s has no ALLOC SITES record (written with heap=sites or heap=all)\n",
                 path);
         status = PRINT_EXIT_PROBLEMS;

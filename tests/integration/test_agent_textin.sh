@@ -83,6 +83,11 @@ for JDK in $FOUND_JDKS; do
     # the text's own rows, read with awk, are what hprof sites prints of it
     expect_eq "hprof sites of the text: as many rows as its SITES section" \
         "$(site_rows s$V.txt | wc -l)" "$(grep -cE '^ +[0-9]+ +[0-9.]+% ' s$V.txt.sites)"
+    rc=0
+    "$HPROF" samples "s$V.txt" >/dev/null 2>s$V.err || rc=$?
+    expect_eq "hprof samples on a heap=sites text: exit status" 1 "$rc"
+    grep -qE "^hprof: s$V.txt is the agent's text layout \(format=a\) with 1 SITES, [0-9]+ TRACE and [0-9]+ THREAD START, no CPU SAMPLES section \(written with cpu=samples\)$" s$V.err ||
+        fail "hprof samples on a heap=sites text: message: $(cat s$V.err)"
     "$HPROF" collapsed --sites "s$V.txt" | grep -E '(^|;)SitesDemo[.](main|makeItems|makeGarbage);(SitesDemo[$](Item|Garbage|Worker)(\[\])?|int\[\]) [0-9]+$' | sort >s$V.txt.col || fail "collapsed --sites text"
     "$HPROF" collapsed --sites "s$V.bin" | grep -E '(^|;)SitesDemo[.](main|makeItems|makeGarbage);(SitesDemo[$](Item|Garbage|Worker)(\[\])?|int\[\]) [0-9]+$' | sort >s$V.bin.col || fail "collapsed --sites binary"
     diff -u s$V.bin.col s$V.txt.col || fail "hprof collapsed --sites: text and binary differ"

@@ -37,6 +37,7 @@ typedef struct tp_ctx {
     hw_cpu_sample *samples;
     size_t nsamples, capsamples;
     uint64_t summary[4];
+    uint64_t rowsum[4]; /* the SITES rows' unclamped sums */
     int have_summary;
     tp_info *info;
     char *err;
@@ -184,6 +185,11 @@ static int tp_grow(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+static uint32_t tp_u4(uint64_t v)
+{
+    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
 static int tp_starts(const char *l, size_t n, const char *pre)
 {
     size_t k = strlen(pre);
@@ -285,8 +291,10 @@ static int tp_site(tp_ctx *c, const char *l, size_t n)
     uint64_t v[7];
     if (tp_num(&p, end, UINT32_MAX, &v[0]) != 0 || tp_pct(&p, end) != 0 || tp_pct(&p, end) != 0)
         return tp_fail(c, "a SITES row reads rank self%% accum%% bytes objs bytes objs trace name");
+    /* counts past u4 (ours prints 64-bit ones) are clamped, as the agent's
+     * binary output clamps them; the trace serial must fit */
     for (int i = 1; i < 6; i++)
-        if (tp_num(&p, end, UINT32_MAX, &v[i]) != 0)
+        if (tp_num(&p, end, i == 5 ? UINT32_MAX : UINT64_MAX, &v[i]) != 0)
             return tp_fail(c, "a SITES row reads rank self%% accum%% bytes objs bytes objs trace name");
     while (p < end && *p == ' ')
         p++;
@@ -303,10 +311,12 @@ static int tp_site(tp_ctx *c, const char *l, size_t n)
     hw_alloc_site *s = &c->sites[c->nsites++];
     memset(s, 0, sizeof *s);
     s->class_serial = cls;
-    s->live_bytes = (uint32_t)v[1];
-    s->live_instances = (uint32_t)v[2];
-    s->alloc_bytes = (uint32_t)v[3];
-    s->alloc_instances = (uint32_t)v[4];
+    for (int i = 0; i < 4; i++)
+        c->rowsum[i] = c->rowsum[i] > UINT64_MAX - v[i + 1] ? UINT64_MAX : c->rowsum[i] + v[i + 1];
+    s->live_bytes = tp_u4(v[1]);
+    s->live_instances = tp_u4(v[2]);
+    s->alloc_bytes = tp_u4(v[3]);
+    s->alloc_instances = tp_u4(v[4]);
     s->trace_serial = (uint32_t)v[5];
     return 0;
 }
@@ -317,11 +327,11 @@ static int tp_sample(tp_ctx *c, const char *l, size_t n)
     const char *p = l, *end = l + n;
     uint64_t rank, count, trace;
     if (tp_num(&p, end, UINT32_MAX, &rank) != 0 || tp_pct(&p, end) != 0 || tp_pct(&p, end) != 0 ||
-        tp_num(&p, end, UINT32_MAX, &count) != 0 || tp_num(&p, end, UINT32_MAX, &trace) != 0)
+        tp_num(&p, end, UINT64_MAX, &count) != 0 || tp_num(&p, end, UINT32_MAX, &trace) != 0)
         return tp_fail(c, "a CPU SAMPLES row reads rank self%% accum%% count trace method");
     if (tp_grow((void **)&c->samples, &c->capsamples, c->nsamples + 1, sizeof *c->samples) != 0)
         return tp_fail(c, "out of memory");
-    c->samples[c->nsamples].count = (uint32_t)count;
+    c->samples[c->nsamples].count = tp_u4(count);
     c->samples[c->nsamples++].trace_serial = (uint32_t)trace;
     return 0;
 }
@@ -442,22 +452,16 @@ static int tp_run(tp_ctx *c, const char *text, size_t len)
                 memset(&h, 0, sizeof h);
                 h.flags = sflags;
                 if (c->have_summary) {
-                    h.total_live_bytes = (uint32_t)(c->summary[0] > UINT32_MAX ? UINT32_MAX : c->summary[0]);
-                    h.total_live_instances = (uint32_t)(c->summary[1] > UINT32_MAX ? UINT32_MAX : c->summary[1]);
+                    h.total_live_bytes = tp_u4(c->summary[0]);
+                    h.total_live_instances = tp_u4(c->summary[1]);
                     h.total_alloc_bytes = c->summary[2];
                     h.total_alloc_instances = c->summary[3];
                 } else {
                     /* the original has no totals: the rows' sums (a cutoff's
                      * left-out rows are not in them) */
-                    uint64_t t[4] = {0, 0, 0, 0};
-                    for (size_t i = 0; i < c->nsites; i++) {
-                        t[0] += c->sites[i].live_bytes;
-                        t[1] += c->sites[i].live_instances;
-                        t[2] += c->sites[i].alloc_bytes;
-                        t[3] += c->sites[i].alloc_instances;
-                    }
-                    h.total_live_bytes = (uint32_t)(t[0] > UINT32_MAX ? UINT32_MAX : t[0]);
-                    h.total_live_instances = (uint32_t)(t[1] > UINT32_MAX ? UINT32_MAX : t[1]);
+                    const uint64_t *t = c->rowsum;
+                    h.total_live_bytes = tp_u4(t[0]);
+                    h.total_live_instances = tp_u4(t[1]);
                     h.total_alloc_bytes = t[2];
                     h.total_alloc_instances = t[3];
                 }
@@ -474,7 +478,7 @@ static int tp_run(tp_ctx *c, const char *text, size_t len)
         }
         if (state == TP_SAMPLES) {
             if (n == 15 && memcmp(l, "CPU SAMPLES END", 15) == 0) {
-                hw_cpu_samples(c->w, (uint32_t)total, c->samples, (uint32_t)c->nsamples);
+                hw_cpu_samples(c->w, tp_u4(total), c->samples, (uint32_t)c->nsamples);
                 c->nsamples = 0;
                 c->info->samples++;
                 state = TP_NONE;
@@ -508,10 +512,11 @@ static int tp_run(tp_ctx *c, const char *text, size_t len)
         } else if (tp_starts(l, n, "SITES BEGIN ")) {
             sflags = tp_starts(l, n, "SITES BEGIN (ordered by allocated") ? HPROF_SITES_SORT_BY_ALLOC : 0;
             c->nsites = 0;
+            memset(c->rowsum, 0, sizeof c->rowsum);
             state = TP_SITES;
         } else if (tp_starts(l, n, "CPU SAMPLES BEGIN (total = ")) {
             const char *p = l + 27;
-            if (tp_num(&p, l + n, UINT32_MAX, &total) != 0)
+            if (tp_num(&p, l + n, UINT64_MAX, &total) != 0)
                 return tp_fail(c, "CPU SAMPLES BEGIN's total is not a number");
             c->nsamples = 0;
             state = TP_SAMPLES;
@@ -529,8 +534,8 @@ static int tp_run(tp_ctx *c, const char *text, size_t len)
                     p += k;
                 }
             }
-            hw_heap_summary(c->w, (uint32_t)(v[0] > UINT32_MAX ? UINT32_MAX : v[0]),
-                            (uint32_t)(v[1] > UINT32_MAX ? UINT32_MAX : v[1]), v[2], v[3]);
+            hw_heap_summary(c->w, tp_u4(v[0]),
+                            tp_u4(v[1]), v[2], v[3]);
             memcpy(c->summary, v, sizeof v);
             c->have_summary = 1;
             c->info->summaries++;

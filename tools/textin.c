@@ -13,12 +13,16 @@
 
 #include "tp_text.h"
 
-/* The first argument naming a regular file that starts as the text layout
- * (an option's value is never such a file). */
+/* The first argument naming a regular file that starts as the text layout,
+ * -o's value aside (an option's other values are never such a file). */
 static const char *textin_find(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         struct stat st;
+        if (strcmp(argv[i], "-o") == 0) { /* an output file is no input */
+            i++;
+            continue;
+        }
         if (argv[i][0] == '-' || stat(argv[i], &st) != 0 || !S_ISREG(st.st_mode))
             continue;
         FILE *f = fopen(argv[i], "rb");

@@ -166,6 +166,27 @@ static void test_records(void)
     CU_ASSERT_STRING_EQUAL(what, "no section");
 }
 
+/* Counts past u4 are clamped (as the agent's binary output clamps them). */
+static void test_clamp(void)
+{
+    const char *t = "JAVA PROFILE 1.0.1, created Tue Mar  3 10:20:30 2015\n\n--------\n\n"
+                    "SITES BEGIN (ordered by live bytes) Tue Mar  3 10:20:35 2015\n"
+                    "    1 100.00% 100.00% 5033174400  600 5033174400  600 300001 long[]\n"
+                    "SITES END\n"
+                    "CPU SAMPLES BEGIN (total = 5000000000) x\n"
+                    "   1 100.00% 100.00% 5000000000 300001 A.b\n"
+                    "CPU SAMPLES END\n";
+    tt_seen s;
+    char err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(tt_read(t, &s, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(s.site[0].live_bytes, UINT32_MAX);
+    CU_ASSERT_EQUAL(s.site[0].alloc_bytes, UINT32_MAX);
+    CU_ASSERT_EQUAL(s.site[0].alloc_instances, 600);
+    CU_ASSERT_EQUAL(s.total_alloc, 5033174400u);
+    CU_ASSERT_EQUAL(s.sample_total, UINT32_MAX);
+    CU_ASSERT_EQUAL(s.sample_count[0], UINT32_MAX);
+}
+
 /* Without HEAP SUMMARY (the original), the totals are the rows' sums. */
 static void test_totals_from_rows(void)
 {
@@ -220,8 +241,11 @@ static void test_errors(void)
                        "Native method");
     snprintf(t, sizeof t, "%sTRACE 1:\n\tnodot(A.java:1)\n", h);
     tt_expect_error(t, "line 6: a trace frame reads class.method(source:line)");
-    snprintf(t, sizeof t, "%sCPU SAMPLES BEGIN (total = 99999999999) x\nCPU SAMPLES END\n", h);
+    snprintf(t, sizeof t, "%sCPU SAMPLES BEGIN (total = 99999999999999999999) x\nCPU SAMPLES END\n", h);
     tt_expect_error(t, "line 5: CPU SAMPLES BEGIN's total is not a number");
+    snprintf(t, sizeof t, "%sSITES BEGIN (ordered by live bytes) x\n"
+                          "    1 1.00%% 1.00%% 1 1 1 1 4294967296 A\nSITES END\n", h);
+    tt_expect_error(t, "line 6: a SITES row reads rank self% accum% bytes objs bytes objs trace name");
     snprintf(t, sizeof t, "%sTHREAD START (obj=zz, id = 1, name=\"a\", group=\"b\")\n", h);
     tt_expect_error(t, "line 5: THREAD START's obj= is not hexadecimal");
     tt_expect_error("JAVA PROFILE 1.0.1, created", "line 1: the file is cut in its first line");
@@ -305,6 +329,7 @@ static int tt_suites(void)
         return -1;
     if (!CU_add_test(s, "records", test_records) ||
         !CU_add_test(s, "totals_from_rows", test_totals_from_rows) ||
+        !CU_add_test(s, "clamp", test_clamp) ||
         !CU_add_test(s, "detect", test_detect) || !CU_add_test(s, "errors", test_errors) ||
         !CU_add_test(s, "cut_everywhere", test_cut_everywhere) ||
         !CU_add_test(s, "garbled", test_garbled))

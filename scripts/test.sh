@@ -119,6 +119,7 @@ echo "fuzz: no crash in 10 s (redact)"
 # the agent's text layout (textprof/), seeded with the JDK 8 layout fixture
 mkdir -p "$work/textprof"
 cp "$root"/tests/fixtures/jdk8-java.hprof.txt "$work/textprof"/
+build/fuzz/tests/fuzz/fuzz_textprof tests/fuzz/crashes/textprof-* 2>&1 | tail -n 2
 build/fuzz/tests/fuzz/fuzz_textprof -max_total_time=10 -max_len=65536 -artifact_prefix="$work/" \
   "$work/textprof" 2>&1 | tail -n 2
 echo "fuzz: no crash in 10 s (text layout reader)"

@@ -20,6 +20,7 @@
 /* string -> id, open addressing; also class name -> serial */
 typedef struct tp_names {
     char **key;
+    size_t *klen; /* keys may hold NUL bytes (a damaged file's) */
     uint64_t *val;
     size_t cap, n;
 } tp_names;
@@ -74,6 +75,7 @@ static void tp_names_cleanup(tp_names *t)
     for (size_t i = 0; i < t->cap; i++)
         free(t->key[i]);
     free(t->key);
+    free(t->klen);
     free(t->val);
     memset(t, 0, sizeof *t);
 }
@@ -82,30 +84,35 @@ static int tp_names_grow(tp_names *t)
 {
     size_t nc = t->cap ? t->cap * 2 : 256;
     char **nk = calloc(nc, sizeof *nk);
+    size_t *nl = calloc(nc, sizeof *nl);
     uint64_t *nv = calloc(nc, sizeof *nv);
-    if (!nk || !nv) {
+    if (!nk || !nl || !nv) {
         free(nk);
+        free(nl);
         free(nv);
         return -1;
     }
     for (size_t i = 0; i < t->cap; i++) {
         if (!t->key[i])
             continue;
-        size_t j = tp_hash(t->key[i], strlen(t->key[i])) & (nc - 1);
+        size_t j = tp_hash(t->key[i], t->klen[i]) & (nc - 1);
         while (nk[j])
             j = (j + 1) & (nc - 1);
         nk[j] = t->key[i];
+        nl[j] = t->klen[i];
         nv[j] = t->val[i];
     }
     free(t->key);
+    free(t->klen);
     free(t->val);
     t->key = nk;
+    t->klen = nl;
     t->val = nv;
     t->cap = nc;
     return 0;
 }
 
-/* The value of `s` (len bytes, no NUL in it): 0 when absent (values are
+/* The value of `s` (len bytes): 0 when absent (values are
  * never 0), else the value; with `add`, an absent key gets `add` and *added
  * is set. -1 (as uint64) when out of memory. */
 static uint64_t tp_names_get(tp_names *t, const char *s, size_t len, uint64_t add, int *added)
@@ -116,7 +123,7 @@ static uint64_t tp_names_get(tp_names *t, const char *s, size_t len, uint64_t ad
         return UINT64_MAX;
     size_t j = tp_hash(s, len) & (t->cap - 1);
     while (t->key[j]) {
-        if (strncmp(t->key[j], s, len) == 0 && t->key[j][len] == 0)
+        if (t->klen[j] == len && memcmp(t->key[j], s, len) == 0)
             return t->val[j];
         j = (j + 1) & (t->cap - 1);
     }
@@ -128,6 +135,7 @@ static uint64_t tp_names_get(tp_names *t, const char *s, size_t len, uint64_t ad
     memcpy(k, s, len);
     k[len] = 0;
     t->key[j] = k;
+    t->klen[j] = len;
     t->val[j] = add;
     t->n++;
     if (added)

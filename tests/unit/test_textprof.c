@@ -203,6 +203,31 @@ static void test_totals_from_rows(void)
     CU_ASSERT_EQUAL(s.sites_flags, 0);
 }
 
+/* A damaged file's names may hold NUL bytes: a shorter name with the same
+ * bytes before the NUL is another name (found by fuzz_textprof: a read past
+ * the shorter key). */
+static void test_nul_in_names(void)
+{
+    static const char t[] = "JAVA PROFILE 1.0.1, created x\n\n--------\n\n"
+                            "TRACE 1:\n\tA.b(A.java:1)\n\tA\0xyz.b(A.java:2)\n\tA\0x.b(A.java:3)\n"
+                            "\tA\0xyz.b(A.java:4)\n";
+    uint8_t *bin = NULL;
+    size_t len = 0;
+    char err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(tp_translate(t, sizeof t - 1, &bin, &len, NULL, err, sizeof err), 0);
+    tt_seen s;
+    memset(&s, 0, sizeof s);
+    hr_source *src = hr_source_memory(bin, len);
+    hr_callbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.on_record = tt_record;
+    CU_ASSERT_EQUAL(hr_parse(src, &cb, &s, NULL), HR_OK);
+    hr_source_close(src);
+    free(bin);
+    CU_ASSERT_EQUAL(s.n[HPROF_TAG_LOAD_CLASS], 3); /* A, A\0xyz, A\0x */
+    CU_ASSERT_EQUAL(s.n[HPROF_TAG_FRAME], 4);
+}
+
 static void test_detect(void)
 {
     CU_ASSERT_TRUE(tp_is_text("JAVA PROFILE 1.0.1, created x", 29));
@@ -330,6 +355,7 @@ static int tt_suites(void)
     if (!CU_add_test(s, "records", test_records) ||
         !CU_add_test(s, "totals_from_rows", test_totals_from_rows) ||
         !CU_add_test(s, "clamp", test_clamp) ||
+        !CU_add_test(s, "nul_in_names", test_nul_in_names) ||
         !CU_add_test(s, "detect", test_detect) || !CU_add_test(s, "errors", test_errors) ||
         !CU_add_test(s, "cut_everywhere", test_cut_everywhere) ||
         !CU_add_test(s, "garbled", test_garbled))

@@ -1350,7 +1350,9 @@ static int print_run(print_ctx *c, const char *path, int want_heap)
     hr_source_close(src);
     if (pass != PRINT_PASS_OK) {
         if (pass == PRINT_PASS_NOT_HPROF)
-            fprintf(stderr, "hprof: %s is not an HPROF file\n", path);
+            fprintf(stderr, "hprof: %s is not an HPROF file: neither binary (\"JAVA PROFILE "
+                            "1.0.x\" and a NUL) nor the agent's text layout (\"JAVA PROFILE "
+                            "1.0.x, created ...\")\n", path);
         else if (pass == PRINT_PASS_OOM)
             fprintf(stderr, "hprof: out of memory reading %s\n", path);
         else

@@ -142,6 +142,12 @@ rc=0
 "$HPROF" sites cut.txt >/dev/null 2>cut.err || rc=$?
 expect_eq "a file cut in a line: exit status" 1 "$rc"
 grep -q "^hprof: cut.txt: line [0-9]*: the file is cut" cut.err || fail "a cut file's message: $(cat cut.err)"
+printf 'not a profile at all\n' >random.txt
+rc=0
+"$HPROF" sites random.txt >/dev/null 2>random.err || rc=$?
+expect_eq "a file of no kind: exit status" 1 "$rc"
+grep -qx "hprof: random.txt is not an HPROF file: neither binary (\"JAVA PROFILE 1.0.x\" and a NUL) nor the agent's text layout (\"JAVA PROFILE 1.0.x, created ...\")" random.err ||
+    fail "a file of no kind: message: $(cat random.err)"
 step "garbled text: exit 0 or 1, never a crash"
 python3 - "$FIX" <<'PY'
 import random, sys

@@ -68,7 +68,7 @@ rm -rf build/fuzz
 CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPROF_FUZZ=ON -DHPROF_TESTS=ON \
   >/dev/null
 cmake --build build/fuzz -j"$jobs" --target fuzz_reader fuzz_opts fuzz_cmd fuzz_convert fuzz_asm \
-  fuzz_asm_roundtrip fuzz_ctl fuzz_redact
+  fuzz_asm_roundtrip fuzz_ctl fuzz_redact fuzz_textprof
 # inputs that once crashed or misled the reader: each must now run clean
 build/fuzz/tests/fuzz/fuzz_reader tests/fuzz/crashes/* 2>&1 | tail -n 2
 work=$(mktemp -d)
@@ -116,5 +116,13 @@ build/fuzz/tests/fuzz/fuzz_redact -max_total_time=10 -max_len=65536 -artifact_pr
   "$work/redact" 2>&1 | tail -n 2
 echo "fuzz: no crash in 10 s (redact)"
 
-echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 8 fuzz runs"
-echo "$((n_main + n_stress + n_asan + 8)) passed, 0 failed"
+# the agent's text layout (textprof/), seeded with the JDK 8 layout fixture
+mkdir -p "$work/textprof"
+cp "$root"/tests/fixtures/jdk8-java.hprof.txt "$work/textprof"/
+build/fuzz/tests/fuzz/fuzz_textprof tests/fuzz/crashes/textprof-* 2>&1 | tail -n 2
+build/fuzz/tests/fuzz/fuzz_textprof -max_total_time=10 -max_len=65536 -artifact_prefix="$work/" \
+  "$work/textprof" 2>&1 | tail -n 2
+echo "fuzz: no crash in 10 s (text layout reader)"
+
+echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 9 fuzz runs"
+echo "$((n_main + n_stress + n_asan + 9)) passed, 0 failed"

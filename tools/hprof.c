@@ -23,6 +23,7 @@
 #include "normalize.h"
 #include "objsize.h"
 #include "redact.h"
+#include "textin.h"
 #include "warnlimit.h"
 
 #define HPROF_EXIT_OK 0
@@ -77,6 +78,10 @@ static const char hprof_usage[] =
     "  asm TEXT [-o OUT]     HPROF from that text (hand-written fixtures: lengths and counts\n"
     "                        computed unless given)\n"
     "  help                  this text\n"
+    "\n"
+    "sites, samples, collapsed and print also read the agent's text output\n"
+    "(java.hprof.txt, format=a; ours and the JDK 5-8 agent's); info describes it\n"
+    "(docs/text-input.md).\n"
     "\n"
     "  --normalize           for histo, sites, samples and collapsed: hidden classes and\n"
     "                        lambdas without their address and lambda counter\n"
@@ -671,6 +676,9 @@ int main(int argc, char **argv)
         fputs(hprof_usage, stdout);
         return HPROF_EXIT_OK;
     }
+    int text_rc = textin_main(cmd, argc - 1, argv + 1); /* java.hprof.txt to binary-only commands */
+    if (text_rc >= 0)
+        return text_rc;
     if (strcmp(cmd, "info") == 0)
         return hprof_cmd_info(argc - 1, argv + 1);
     if (strcmp(cmd, "verify") == 0)

@@ -33,6 +33,7 @@
  * its style.
  */
 #include "print.h"
+#include "tp_text.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -1318,6 +1319,8 @@ static int print_run(print_ctx *c, const char *path, int want_heap)
     int status = PRINT_EXIT_OK;
     char *spool = NULL;
     const char *real = path;
+    uint8_t *tbin = NULL;
+    size_t tlen = 0;
     if (strcmp(path, "-") == 0) {
         spool = print_spool_stdin();
         if (!spool) {
@@ -1327,7 +1330,16 @@ static int print_run(print_ctx *c, const char *path, int want_heap)
         real = spool;
     }
     int err = 0;
-    hr_source *src = hr_source_file(real, &err);
+    /* the agent's text layout (format=a): read as the binary it stands for */
+    char terr[256];
+    tp_info tinfo;
+    int text = tp_load_file(real, &tbin, &tlen, &tinfo, terr, sizeof terr);
+    if (text < 0) {
+        fprintf(stderr, "hprof: %s: %s\n", path, terr);
+        status = PRINT_EXIT_PROBLEMS;
+        goto done;
+    }
+    hr_source *src = text ? hr_source_memory(tbin, tlen) : hr_source_file(real, &err);
     if (!src) {
         fprintf(stderr, "hprof: cannot open %s: %s\n", path, strerror(err));
         status = PRINT_EXIT_PROBLEMS;
@@ -1338,7 +1350,9 @@ static int print_run(print_ctx *c, const char *path, int want_heap)
     hr_source_close(src);
     if (pass != PRINT_PASS_OK) {
         if (pass == PRINT_PASS_NOT_HPROF)
-            fprintf(stderr, "hprof: %s is not an HPROF file\n", path);
+            fprintf(stderr, "hprof: %s is not an HPROF file: neither binary (\"JAVA PROFILE "
+                            "1.0.x\" and a NUL) nor the agent's text layout (\"JAVA PROFILE "
+                            "1.0.x, created ...\")\n", path);
         else if (pass == PRINT_PASS_OOM)
             fprintf(stderr, "hprof: out of memory reading %s\n", path);
         else
@@ -1359,7 +1373,17 @@ static int print_run(print_ctx *c, const char *path, int want_heap)
                         "(run 'hprof verify %s')\n", path, path);
         status = PRINT_EXIT_PROBLEMS;
     }
-    if (c->mode == PRINT_SITES && !m.nsites) {
+    int need_sites = c->mode == PRINT_SITES || (c->mode == PRINT_COLLAPSED && c->use_sites);
+    int need_samples = !need_sites && (c->mode == PRINT_SAMPLES || c->mode == PRINT_COLLAPSED);
+    if (text && ((need_sites && !m.nsites) || (need_samples && !m.nsamples))) {
+        /* the text layout: say which sections it has */
+        char what[192];
+        tp_describe(&tinfo, what, sizeof what);
+        fprintf(stderr, "hprof: %s is the agent's text layout (format=a) with %s, no %s section "
+                        "(written with %s)\n", path, what, need_sites ? "SITES" : "CPU SAMPLES",
+                need_sites ? "heap=sites or heap=all" : "cpu=samples");
+        status = PRINT_EXIT_PROBLEMS;
+    } else if (c->mode == PRINT_SITES && !m.nsites) {
         fprintf(stderr, "hprof: %s has no ALLOC SITES record (written with heap=sites or heap=all)\n",
                 path);
         status = PRINT_EXIT_PROBLEMS;
@@ -1377,6 +1401,7 @@ static int print_run(print_ctx *c, const char *path, int want_heap)
         status = PRINT_EXIT_PROBLEMS;
     }
 done:
+    free(tbin);
     if (spool) {
         unlink(spool);
         free(spool);

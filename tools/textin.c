@@ -55,8 +55,10 @@ static int textin_info(const char *path, const tp_info *ti, const char *what, ui
 
 int textin_main(const char *cmd, int argc, char **argv)
 {
-    static const char *const binary_only[] = {"info", "histo", "verify", "disasm",
-                                              "convert", "redact", NULL};
+    /* not disasm: it takes any bytes, a text file too, and gives them back
+     * losslessly (as raw lines) */
+    static const char *const binary_only[] = {"info", "histo", "verify", "convert", "redact",
+                                              NULL};
     int known = 0;
     for (int i = 0; binary_only[i]; i++)
         known |= strcmp(cmd, binary_only[i]) == 0;

@@ -35,7 +35,7 @@ expect_eq "sites: the three rows" "3000 10 6000 20 java.lang.Object[]|800 20 160
     "$(awk '/^ +[0-9]+ /{print $4, $5, $6, $7, $9}' fix.sites | paste -sd'|')"
 
 step "binary-only commands on a text file: what it is, what to do, exit 1"
-for cmd in histo verify disasm; do
+for cmd in histo verify; do
     rc=0
     "$HPROF" $cmd jdk8-java.hprof.txt >/dev/null 2>err.$cmd || rc=$?
     expect_eq "hprof $cmd on text: exit status" 1 "$rc"
@@ -44,6 +44,11 @@ for cmd in histo verify disasm; do
 done
 grep -q "hprof histo needs a binary heap dump: run the agent with heap=dump,format=b$" err.histo ||
     fail "hprof histo on text: message: $(cat err.histo)"
+# disasm takes any bytes: a text file round-trips through it, as raw lines
+"$HPROF" disasm jdk8-java.hprof.txt -o fix.disasm || fail "hprof disasm on text: exit $?"
+grep -q '^raw ' fix.disasm || fail "hprof disasm on text: no raw lines: $(head -3 fix.disasm)"
+"$HPROF" asm fix.disasm -o fix.back || fail "hprof asm of the text file's disasm: exit $?"
+cmp fix.back jdk8-java.hprof.txt || fail "asm(disasm(jdk8-java.hprof.txt)) differs from it"
 
 # --------------------------------------------------- real runs, text and binary
 compile SitesDemo CpuDemo

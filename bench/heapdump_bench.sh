@@ -13,7 +13,9 @@
 # cache takes them, as it does HotSpot's).
 # FORMAT=a measures our text dump (format=a: the same walk, then the binary
 # dump rendered as HEAP DUMP BEGIN ... END text) instead of the binary one.
-# usage: bench/heapdump_bench.sh [BUILD_DIR]   env: REPS=3 NODES=15000000 ARRAYS=1000000 JDKS="..." FORMAT=b|a
+# AGENT_OPTS adds options to the agent's (e.g. AGENT_OPTS=redact=y: the same
+# dump with every primitive value written as zero).
+# usage: bench/heapdump_bench.sh [BUILD_DIR]   env: REPS=3 NODES=15000000 ARRAYS=1000000 JDKS="..." FORMAT=b|a AGENT_OPTS=...
 set -euo pipefail
 trap 'echo "heapdump_bench.sh: failed at line $LINENO" >&2' ERR
 cd "$(dirname "$0")/.."
@@ -27,6 +29,7 @@ HPROF=$PWD/$build/tools/hprof
 REPS=${REPS:-3}
 NODES=${NODES:-15000000}
 ARRAYS=${ARRAYS:-1000000}
+AGENT_OPTS=${AGENT_OPTS:+,$AGENT_OPTS}
 JDKS=${JDKS:-"/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64"}
 FORMAT=${FORMAT:-b}
 case $FORMAT in
@@ -51,7 +54,7 @@ for jdk in $JDKS; do
     for r in $(seq "$REPS"); do
         rm -f "$DIR"/fifo "$DIR"/*.hprof* "$DIR/$OURS"
         mkfifo "$DIR/fifo"
-        "$jdk/bin/java" -Xms3g -Xmx3g "-agentpath:$AGENT=heap=dump,format=$FORMAT,doe=n,file=$DIR/$OURS" \
+        "$jdk/bin/java" -Xms3g -Xmx3g "-agentpath:$AGENT=heap=dump,format=$FORMAT,doe=n,file=$DIR/$OURS$AGENT_OPTS" \
             -cp "$DIR" HeapBench "$NODES" "$ARRAYS" <"$DIR/fifo" >"$DIR/out.txt" 2>"$DIR/err.txt" &
         pid=$!
         exec 7>"$DIR/fifo"

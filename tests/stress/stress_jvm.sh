@@ -12,6 +12,7 @@
 #  sigquit-storm-*      SIGQUIT again and again while allocating, the sampler on,
 #                       and System.exit while they arrive
 #  exit-in-dump         System.exit from another thread while a heap dump runs
+#  exit-in-dump-redact  the same with redact=y
 #  classes-dumps(-a)    heap dumps while classes load and unload all the time:
 #                       every dump file verifies (classes, ids, serials); text
 #  forcegc-flood        a front end (hprof-ctl) sending FORCE GC again and
@@ -205,6 +206,10 @@ run_case sigquit-storm-dump-a 120 0 quit_storm check_dump_cpu_txt \
 
 run_case exit-in-dump 90 7 quit_then_exit check_bin_heap \
     -Xmx64m "$A=heap=all,format=b,file=@.hprof" $CP StressDemo churn 3 60000 7 @.stop
+
+# redact=y: values zeroed inside the walk's callbacks; the same exit race
+run_case exit-in-dump-redact 90 7 quit_then_exit check_bin_heap \
+    -Xmx64m "$A=heap=all,format=b,redact=y,file=@.hprof" $CP StressDemo churn 3 60000 7 @.stop
 
 run_case classes-dumps 120 0 quit_spaced check_bin_vvm \
     -Xmx64m "$A=heap=all,format=b,file=@.hprof" $CP StressDemo classes 2 60000 0 @.stop

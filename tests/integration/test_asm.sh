@@ -22,7 +22,6 @@ source "$(dirname "$0")/agent_lib.sh"
 CORPUS=${HPROF_CORPUS:-$SRC/../shared/corpus/original-agent}
 JAR=${VISUALVM_HEAP_JAR:-/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar}
 [ -f "$JAR" ] || fail "VisualVM's heap library is missing: $JAR (apt-get install visualvm)"
-[ -r "$CORPUS/hprof.bin" ] || fail "the shared corpus is missing: $CORPUS"
 
 TRIPS=0
 # is_gzip FILE: it starts with a valid gzip header (RFC 1952: 1f 8b, method
@@ -52,9 +51,17 @@ rt() {
     rm -f "rt-$b.back"
 }
 
-step "the original agent's files (shared corpus)"
-for f in "$CORPUS"/*.bin; do rt "$f"; done
-expect_eq "corpus files" 3 "$TRIPS"
+# The reference corpus (the original agent's files) sits beside the
+# repository where the project's CI runs; a clone elsewhere has no such
+# folder: then those three round trips are skipped, saying so (as
+# test_corpus and test_print do).
+if [ -d "$CORPUS" ]; then
+    step "the original agent's files (reference corpus)"
+    for f in "$CORPUS"/*.bin; do rt "$f"; done
+    expect_eq "corpus files" 3 "$TRIPS"
+else
+    step "SKIPPED: the reference corpus folder $CORPUS is absent: its 3 round trips not run"
+fi
 
 step "the fuzz corpus and crashes (damaged inputs)"
 n0=$TRIPS

@@ -744,6 +744,19 @@ static void test_glob(void)
 
 static int tr_suites(void)
 {
+    /* the reference corpus sits beside the repository where the project's
+     * CI runs; a clone elsewhere has none: its two cases are skipped, saying
+     * so (as test_corpus does) */
+    struct stat sb;
+    if (stat(HPROF_CORPUS_DIR "/original-agent", &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        CU_pSuite c = CU_add_suite("redact corpus", NULL, NULL);
+        if (!c || !CU_add_test(c, "corpus: the original agent's dump", test_corpus_original) ||
+            !CU_add_test(c, "corpus: jmap's dump", test_corpus_jmap))
+            return -1;
+    } else {
+        printf("test_redact: corpus cases SKIPPED: the reference corpus folder %s is absent\n",
+               HPROF_CORPUS_DIR "/original-agent");
+    }
     CU_pSuite s = CU_add_suite("redact", NULL, NULL);
     if (!s || !CU_add_test(s, "id size 8", test_id8) || !CU_add_test(s, "id size 4", test_id4) ||
         !CU_add_test(s, "class dumps after instances", test_late_classes) ||
@@ -752,8 +765,6 @@ static int tr_suites(void)
         !CU_add_test(s, "file, class dumps after objects", test_file_late_classes) ||
         !CU_add_test(s, "FIFO, class dumps first", test_fifo_hotspot_order) ||
         !CU_add_test(s, "FIFO, class dumps after objects", test_fifo_late_classes) ||
-        !CU_add_test(s, "corpus: the original agent's dump", test_corpus_original) ||
-        !CU_add_test(s, "corpus: jmap's dump", test_corpus_jmap) ||
         !CU_add_test(s, "keep thread names", test_keep_thread_names) ||
         !CU_add_test(s, "malformed input", test_malformed) ||
         !CU_add_test(s, "bytes past a kept record's layout", test_kept_record_slack) ||

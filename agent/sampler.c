@@ -213,7 +213,10 @@ static void sampler_once(jvmtiEnv *j, JNIEnv *env, int64_t wall_ns)
      * virtual threads' stacks one by one (GetStackTrace, a handshake with
      * each carrier) was measured slower: ~900 against ~400 µs a sample
      * with two carriers busy (bench/BENCHMARKS.md) */
-    if ((*j)->GetThreadListStackTraces(j, nrun, run, depth, &info) != JVMTI_ERROR_NONE)
+    /* !info: JDK 17 takes one thread's stack by a handshake, and when that
+     * thread exits first the closure never runs: JVMTI_ERROR_NONE with no
+     * list (seen: a SIGSEGV here, stress_net "garbage", the JVM ending) */
+    if ((*j)->GetThreadListStackTraces(j, nrun, run, depth, &info) != JVMTI_ERROR_NONE || !info)
         goto out;
     for (jint i = 0; i < nrun; i++)
         sampler_count(j, env, &pick[i], info[i].state, info[i].frame_buffer, info[i].frame_count, picked_ns);

@@ -15,6 +15,7 @@
 #include "asm.h"
 #include "convert.h"
 #include "fixture.h"
+#include "histo.h"
 #include "print.h"
 #include "hprof/hr_reader.h"
 #include "hprof/hv_readers.h"
@@ -330,221 +331,6 @@ static int hprof_cmd_verify(int argc, char **argv)
 
 /* ---------------------------------------------------------------- histo */
 
-typedef struct hprof_histo_row {
-    hprof_id class_id;
-    uint64_t count, bytes;
-    /* instances: sized at the end, once every CLASS DUMP is known (their
-     * field bytes are the same for every instance of a valid dump) */
-    uint64_t inst_n, inst_nbytes;
-    const char *name;
-} hprof_histo_row;
-
-typedef struct hprof_histo {
-    unsigned id;
-    hu_map utf8;      /* utf8 id -> offset into names */
-    hu_map class_name; /* class id -> utf8 id */
-    hu_map rows;      /* class id (or prim type key) -> row index + 1 */
-    char *names;
-    size_t names_len, names_cap;
-    hprof_histo_row *row;
-    size_t nrows, caprows;
-    hprof_id prim_class[16]; /* element type -> class id of "[I"/"int[]" */
-    uint64_t nheap; /* HEAP DUMP and HEAP DUMP SEGMENT records */
-    objsize_classes classes; /* reference fields per class, for sizes */
-    int oom;
-} hprof_histo;
-
-static int hprof_histo_header(void *ctx, const hr_header *h)
-{
-    ((hprof_histo *)ctx)->id = h->id_size;
-    return 0;
-}
-
-static int hprof_prim_type_of(const char *s, size_t n)
-{
-    static const struct {
-        const char *desc, *java;
-        int t;
-    } map[] = {{"[Z", "boolean[]", HPROF_TYPE_BOOLEAN}, {"[C", "char[]", HPROF_TYPE_CHAR},
-               {"[F", "float[]", HPROF_TYPE_FLOAT},     {"[D", "double[]", HPROF_TYPE_DOUBLE},
-               {"[B", "byte[]", HPROF_TYPE_BYTE},       {"[S", "short[]", HPROF_TYPE_SHORT},
-               {"[I", "int[]", HPROF_TYPE_INT},         {"[J", "long[]", HPROF_TYPE_LONG}};
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if ((strlen(map[i].desc) == n && memcmp(s, map[i].desc, n) == 0) ||
-            (strlen(map[i].java) == n && memcmp(s, map[i].java, n) == 0))
-            return map[i].t;
-    return 0;
-}
-
-static int hprof_histo_record(void *ctx, const hr_record *r)
-{
-    hprof_histo *h = ctx;
-    if (r->tag == HPROF_TAG_HEAP_DUMP || r->tag == HPROF_TAG_HEAP_DUMP_SEGMENT)
-        h->nheap++;
-    if (r->tag == HPROF_TAG_UTF8 && r->body) {
-        size_t n = r->u.utf8.len;
-        if (h->names_len + n + 1 > h->names_cap) {
-            size_t nc = h->names_cap ? h->names_cap : 1 << 16;
-            while (nc < h->names_len + n + 1)
-                nc *= 2;
-            char *nn = realloc(h->names, nc);
-            if (!nn) {
-                h->oom = 1;
-                return 1;
-            }
-            h->names = nn;
-            h->names_cap = nc;
-        }
-        memcpy(h->names + h->names_len, r->u.utf8.str, n);
-        h->names[h->names_len + n] = 0;
-        if (hu_map_put(&h->utf8, r->u.utf8.id, h->names_len) != 0) {
-            h->oom = 1;
-            return 1;
-        }
-        h->names_len += n + 1;
-    } else if (r->tag == HPROF_TAG_LOAD_CLASS && r->body) {
-        if (hu_map_put(&h->class_name, r->u.load_class.class_id, r->u.load_class.name_id) != 0) {
-            h->oom = 1;
-            return 1;
-        }
-        uint64_t *off = hu_map_get(&h->utf8, r->u.load_class.name_id);
-        if (off) {
-            const char *s = h->names + *off;
-            int t = hprof_prim_type_of(s, strlen(s));
-            if (t)
-                h->prim_class[t] = r->u.load_class.class_id;
-        }
-    }
-    return 0;
-}
-
-/* Rows are keyed by class id; primitive arrays whose class is unknown get
- * keys that cannot be ids of 8-byte-aligned objects. */
-static hprof_histo_row *hprof_histo_row_for(hprof_histo *h, uint64_t key)
-{
-    int ins;
-    uint64_t *slot = hu_map_upsert(&h->rows, key, h->nrows + 1, &ins);
-    if (!slot) {
-        h->oom = 1;
-        return NULL;
-    }
-    if (ins) {
-        if (h->nrows == h->caprows) {
-            size_t nc = h->caprows ? h->caprows * 2 : 1024;
-            hprof_histo_row *nr = realloc(h->row, nc * sizeof *nr);
-            if (!nr) {
-                h->oom = 1;
-                return NULL;
-            }
-            h->row = nr;
-            h->caprows = nc;
-        }
-        memset(&h->row[h->nrows], 0, sizeof h->row[0]);
-        h->row[h->nrows].class_id = key;
-        h->nrows++;
-    }
-    return &h->row[*slot - 1];
-}
-
-/* Shallow sizes are HotSpot's own (objsize.h), as jmap -histo and the
- * agent's SITES give them; the same rule for every dump makes histograms
- * of two dumps of one program comparable. */
-static int hprof_histo_sub(void *ctx, const hr_sub *s)
-{
-    hprof_histo *h = ctx;
-    hprof_histo_row *row = NULL;
-    uint64_t bytes = 0;
-    if (s->part) /* a later part of an object array (hr_sub): counted once */
-        return 0;
-    switch (s->tag) {
-    case HPROF_GC_CLASS_DUMP:
-        if (objsize_add_class(&h->classes, s, h->id) != 0) {
-            h->oom = 1;
-            return 1;
-        }
-        return 0;
-    case HPROF_GC_INSTANCE_DUMP:
-        row = hprof_histo_row_for(h, s->u.inst.class_id);
-        if (row) {
-            row->inst_n++;
-            row->inst_nbytes += s->u.inst.nbytes;
-        }
-        break;
-    case HPROF_GC_OBJ_ARRAY_DUMP:
-        row = hprof_histo_row_for(h, s->u.oarr.class_id);
-        bytes = objsize_of(&h->classes, s, h->id);
-        break;
-    case HPROF_GC_PRIM_ARRAY_DUMP: {
-        uint8_t t = s->u.parr.type;
-        uint64_t key = h->prim_class[t] ? h->prim_class[t] : (uint64_t)t * 2 + 1;
-        row = hprof_histo_row_for(h, key);
-        bytes = objsize_of(&h->classes, s, h->id);
-        if (row && !h->prim_class[t] && !row->name) {
-            static const char *const desc[16] = {[HPROF_TYPE_BOOLEAN] = "[Z", [HPROF_TYPE_CHAR] = "[C",
-                                                 [HPROF_TYPE_FLOAT] = "[F", [HPROF_TYPE_DOUBLE] = "[D",
-                                                 [HPROF_TYPE_BYTE] = "[B", [HPROF_TYPE_SHORT] = "[S",
-                                                 [HPROF_TYPE_INT] = "[I", [HPROF_TYPE_LONG] = "[J"};
-            row->name = desc[t];
-        }
-        break;
-    }
-    default:
-        return 0;
-    }
-    if (!row)
-        return 1;
-    row->count++;
-    row->bytes += bytes;
-    return 0;
-}
-
-static int hprof_histo_cmp(const void *a, const void *b)
-{
-    const hprof_histo_row *x = a, *y = b;
-    if (x->bytes != y->bytes)
-        return x->bytes < y->bytes ? 1 : -1;
-    if (x->count != y->count)
-        return x->count < y->count ? 1 : -1;
-    return strcmp(x->name, y->name);
-}
-
-static int hprof_histo_by_name(const void *a, const void *b)
-{
-    return strcmp(((const hprof_histo_row *)a)->name, ((const hprof_histo_row *)b)->name);
-}
-
-/* --normalize: names without hidden-class addresses (normalize.h), and one
- * row per normalized name, so that two runs give the same rows. The names
- * are malloc'ed into *owned (h->nrows of them, free each). Returns 0, or -1
- * when out of memory. */
-static int hprof_histo_normalize(hprof_histo *h, char ***owned)
-{
-    *owned = calloc(h->nrows ? h->nrows : 1, sizeof **owned);
-    if (!*owned)
-        return -1;
-    for (size_t i = 0; i < h->nrows; i++) {
-        const char *nm = h->row[i].name;
-        char *n = norm_dup(nm, strlen(nm), NULL);
-        if (!n)
-            return -1;
-        (*owned)[i] = n;
-        h->row[i].name = n;
-    }
-    if (h->nrows)
-        qsort(h->row, h->nrows, sizeof h->row[0], hprof_histo_by_name);
-    size_t out = 0;
-    for (size_t i = 0; i < h->nrows; i++) {
-        if (out && strcmp(h->row[out - 1].name, h->row[i].name) == 0) {
-            h->row[out - 1].count += h->row[i].count;
-            h->row[out - 1].bytes += h->row[i].bytes;
-        } else {
-            h->row[out++] = h->row[i];
-        }
-    }
-    h->nrows = out;
-    return 0;
-}
-
 static int hprof_cmd_histo(int argc, char **argv)
 {
     const char *path = NULL;
@@ -571,97 +357,47 @@ static int hprof_cmd_histo(int argc, char **argv)
     hr_source *src = hprof_open(path);
     if (!src)
         return HPROF_EXIT_PROBLEMS;
-    hprof_histo h;
-    memset(&h, 0, sizeof h);
-    hu_map_init(&h.utf8);
-    hu_map_init(&h.class_name);
-    hu_map_init(&h.rows);
-    objsize_init(&h.classes);
-    hr_callbacks cb = {.on_header = hprof_histo_header, .on_record = hprof_histo_record,
-                       .on_sub = hprof_histo_sub};
-    hr_status rc = hr_parse(src, &cb, &h, NULL);
+    histo *h = histo_new();
+    if (!h) {
+        hr_source_close(src);
+        fprintf(stderr, "hprof: out of memory\n");
+        return HPROF_EXIT_PROBLEMS;
+    }
+    hr_callbacks cb = {.on_header = histo_on_header, .on_record = histo_on_record,
+                       .on_sub = histo_on_sub};
+    hr_status rc = hr_parse(src, &cb, h, NULL);
     hr_source_close(src);
     int status = HPROF_EXIT_OK;
-    if (h.oom) {
+    if (histo_finish(h, normalize) != 0) {
         fprintf(stderr, "hprof: out of memory reading %s\n", path);
-        status = HPROF_EXIT_PROBLEMS;
-    } else if (rc != HR_OK) {
+        histo_free(h);
+        return HPROF_EXIT_PROBLEMS;
+    }
+    if (rc != HR_OK) {
         fprintf(stderr, "hprof: %s is malformed; the histogram covers what could be read "
                         "(run 'hprof verify %s')\n", path, path);
         status = HPROF_EXIT_PROBLEMS;
     }
-    if (!h.oom && objsize_finish(&h.classes) != 0) {
-        fprintf(stderr, "hprof: out of memory reading %s\n", path);
-        h.oom = 1;
-        status = HPROF_EXIT_PROBLEMS;
-    }
-    for (size_t i = 0; i < h.nrows && !h.oom; i++) {
-        hprof_histo_row *r = &h.row[i];
-        if (r->inst_n) /* (a malformed dump's varying sizes: their mean) */
-            r->bytes += r->inst_n * objsize_instance(&h.classes, r->class_id,
-                                                     r->inst_nbytes / r->inst_n, h.id);
-    }
-    if (!h.oom && !h.nheap) { /* an empty table would read as an empty heap */
+    if (!histo_heap_records(h)) { /* an empty table would read as an empty heap */
         fprintf(stderr, "hprof: %s has no heap dump (written with heap=dump or heap=all, or by "
                         "jcmd GC.heap_dump)\n", path);
-        status = HPROF_EXIT_PROBLEMS;
+        histo_free(h);
+        return HPROF_EXIT_PROBLEMS;
     }
-    char unknown[64];
-    char *unknown_names = NULL;
-    if (h.nrows) {
-        unknown_names = calloc(h.nrows, sizeof unknown);
-        if (!unknown_names) {
-            fprintf(stderr, "hprof: out of memory\n");
-            status = HPROF_EXIT_PROBLEMS;
-            h.nrows = 0;
-        }
+    size_t n;
+    const histo_row *row = histo_rows(h, &n);
+    printf(" num     #instances         #bytes  class name\n");
+    printf("----------------------------------------------\n");
+    uint64_t tc = 0, tb = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!top || (long)i < top)
+            printf("%4zu: %14" PRIu64 " %14" PRIu64 "  %s\n", i + 1, row[i].count, row[i].bytes,
+                   row[i].name);
+        tc += row[i].count;
+        tb += row[i].bytes;
     }
-    for (size_t i = 0; i < h.nrows; i++) {
-        hprof_histo_row *r = &h.row[i];
-        if (r->name)
-            continue;
-        uint64_t *nid = hu_map_get(&h.class_name, r->class_id);
-        uint64_t *off = nid ? hu_map_get(&h.utf8, *nid) : NULL;
-        if (off) {
-            r->name = h.names + *off;
-        } else {
-            snprintf(unknown, sizeof unknown, "<unknown class 0x%" PRIx64 ">", r->class_id);
-            memcpy(unknown_names + i * sizeof unknown, unknown, sizeof unknown);
-            r->name = unknown_names + i * sizeof unknown;
-        }
-    }
-    char **owned = NULL;
-    size_t nowned = h.nrows;
-    if (normalize && hprof_histo_normalize(&h, &owned) != 0) {
-        fprintf(stderr, "hprof: out of memory\n");
-        status = HPROF_EXIT_PROBLEMS;
-        h.nrows = 0;
-    }
-    if (h.nrows) /* h.row is NULL without a heap dump: qsort's pointer must not be */
-        qsort(h.row, h.nrows, sizeof h.row[0], hprof_histo_cmp);
-    if (h.nheap) {
-        printf(" num     #instances         #bytes  class name\n");
-        printf("----------------------------------------------\n");
-        uint64_t tc = 0, tb = 0;
-        for (size_t i = 0; i < h.nrows; i++) {
-            if (!top || (long)i < top)
-                printf("%4zu: %14" PRIu64 " %14" PRIu64 "  %s\n", i + 1, h.row[i].count,
-                       h.row[i].bytes, h.row[i].name);
-            tc += h.row[i].count;
-            tb += h.row[i].bytes;
-        }
-        printf("Total %14" PRIu64 " %14" PRIu64 "\n", tc, tb);
-    }
-    for (size_t i = 0; owned && i < nowned; i++)
-        free(owned[i]);
-    free(owned);
-    free(unknown_names);
-    free(h.row);
-    free(h.names);
-    hu_map_cleanup(&h.utf8);
-    hu_map_cleanup(&h.class_name);
-    hu_map_cleanup(&h.rows);
-    objsize_cleanup(&h.classes);
+    printf("Total %14" PRIu64 " %14" PRIu64 "\n", tc, tb);
+    histo_free(h);
     return status;
 }
 

@@ -24,6 +24,7 @@
 #include "normalize.h"
 #include "objsize.h"
 #include "redact.h"
+#include "report.h"
 #include "textin.h"
 #include "warnlimit.h"
 
@@ -78,6 +79,10 @@ static const char hprof_usage[] =
     "                        same bytes, damaged parts as hex (docs/hprof-text.md)\n"
     "  asm TEXT [-o OUT]     HPROF from that text (hand-written fixtures: lengths and counts\n"
     "                        computed unless given)\n"
+    "  report FILE... -o OUT.html | --json OUT.json [--title T]  one self-contained HTML\n"
+    "                        page: flame graphs, tables, heap histogram, settings and\n"
+    "                        warnings of binary or text profiles (docs/report.md)\n"
+    "      --diff BASE NEW   what grew and shrank from BASE to NEW (names normalized)\n"
     "  help                  this text\n"
     "\n"
     "sites, samples, collapsed and print also read the agent's text output\n"
@@ -435,6 +440,8 @@ int main(int argc, char **argv)
         return redact_cmd_main(argc - 1, argv + 1);
     if (strcmp(cmd, "collapsed") == 0)
         return print_collapsed_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return report_cmd_main(argc - 1, argv + 1);
     if (strcmp(cmd, "disasm") == 0 || strcmp(cmd, "asm") == 0)
         return cmd[0] == 'd' ? asm_disasm_main(argc - 1, argv + 1) : asm_asm_main(argc - 1, argv + 1);
     return hprof_usage_error("unknown command '%s'", cmd);

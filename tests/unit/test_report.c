@@ -1,0 +1,310 @@
+/*
+ * test_report.c: the report's data modules (report/): the JSON writer
+ * (escaping for a <script> element, invalid UTF-8, 2^53, fixed-point and
+ * percentages without the locale, commas), the flame trie (preorder, name
+ * order, depths, self, kinds, traces, the names table deduplicated), the
+ * diff merge (base and self on the same nodes), and whole reports of small
+ * text profiles with exact numbers.
+ */
+#include <CUnit/CUnit.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hprof_report.h"
+#include "rj_json.h"
+#include "rt_trie.h"
+#include "testutil.h"
+
+/* The writer's text as a NUL-terminated copy (static buffer). */
+static const char *tr_text(rj *j)
+{
+    static char buf[8192];
+    size_t n;
+    const char *t = rj_text(j, &n);
+    if (n >= sizeof buf)
+        n = sizeof buf - 1;
+    memcpy(buf, t, n);
+    buf[n] = 0;
+    return buf;
+}
+
+static void test_json_escape(void)
+{
+    rj *j = rj_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    rj_arr(j);
+    rj_cstr(j, "</script><b>&\"\\\n\t\x01");
+    rj_str(j, "a\xff" "b", 3);           /* invalid byte */
+    rj_cstr(j, "\xc3\xa9\xe2\x82\xac");   /* é € kept as UTF-8 */
+    rj_str(j, "\xed\xa0\x80", 3);         /* a surrogate: invalid */
+    rj_str(j, "\xc0\xaf", 2);             /* overlong '/': invalid */
+    rj_str(j, "x\0y", 3);                 /* NUL */
+    rj_cstr(j, NULL);
+    rj_arr_end(j);
+    CU_ASSERT_FALSE(rj_failed(j));
+    CU_ASSERT_STRING_EQUAL(tr_text(j),
+                           "[\"\\u003c/script\\u003e\\u003cb\\u003e\\u0026\\\"\\\\\\u000a\\u0009\\u0001\","
+                           "\"a\\ufffdb\",\"\xc3\xa9\xe2\x82\xac\",\"\\ufffd\\ufffd\\ufffd\","
+                           "\"\\ufffd\\ufffd\",\"x\\u0000y\",null]");
+    rj_free(j);
+}
+
+static void test_json_numbers(void)
+{
+    /* a locale with a decimal comma must not change anything */
+    setlocale(LC_NUMERIC, "de_DE.UTF-8");
+    rj *j = rj_new();
+    rj_obj(j);
+    rj_key(j, "max");
+    rj_u64(j, 9007199254740991ull);
+    rj_key(j, "over");
+    rj_u64(j, 9007199254740992ull);
+    rj_key(j, "u64max");
+    rj_u64(j, UINT64_MAX);
+    rj_key(j, "neg");
+    rj_i64(j, -42);
+    rj_key(j, "zero");
+    rj_u64(j, 0);
+    rj_key(j, "fixed");
+    rj_arr(j);
+    rj_fixed(j, 2530, 2);
+    rj_fixed(j, 5, 3);
+    rj_fixed(j, -1500, 3);
+    rj_fixed(j, 7, 0);
+    rj_arr_end(j);
+    rj_key(j, "pct");
+    rj_arr(j);
+    rj_pct(j, 1, 3);
+    rj_pct(j, 2, 3);
+    rj_pct(j, 5, 0);
+    rj_pct(j, 750, 1000);
+    rj_arr_end(j);
+    rj_key(j, "b");
+    rj_bool(j, 1);
+    rj_obj_end(j);
+    setlocale(LC_NUMERIC, "C");
+    CU_ASSERT_STRING_EQUAL(tr_text(j), "{\"max\":9007199254740991,\"over\":9007199254740991,"
+                                       "\"u64max\":9007199254740991,\"neg\":-42,\"zero\":0,"
+                                       "\"fixed\":[25.30,0.005,-1.500,7],"
+                                       "\"pct\":[33.33,66.67,0.00,75.00],\"b\":true}");
+    CU_ASSERT_EQUAL(rj_clamped(j), 2);
+    rj_free(j);
+}
+
+static int32_t tr_add(rt_names *n, const char *s)
+{
+    return rt_names_add(n, s, strlen(s));
+}
+
+static void test_trie_preorder(void)
+{
+    rt_names *n = rt_names_new();
+    int32_t run = tr_add(n, "java.lang.Thread.run"), main_ = tr_add(n, "App.main");
+    int32_t b = tr_add(n, "App.b"), a = tr_add(n, "App.a"), bytes = tr_add(n, "byte[]");
+    CU_ASSERT_EQUAL(tr_add(n, "App.a"), a); /* deduplicated */
+    CU_ASSERT_EQUAL(rt_names_count(n), 5);
+    rt_trie *t = rt_trie_new(n);
+    int32_t s1[] = {main_, b};
+    int32_t s2[] = {main_, a};
+    int32_t s3[] = {run};
+    int32_t s4[] = {main_, a, bytes};
+    CU_ASSERT_EQUAL(rt_trie_add(t, s1, 2, RT_FRAME, 301, 5, RT_SELF), 0);
+    CU_ASSERT_EQUAL(rt_trie_add(t, s2, 2, RT_FRAME, 302, 7, RT_SELF), 0);
+    CU_ASSERT_EQUAL(rt_trie_add(t, s3, 1, RT_FRAME, 303, 1, RT_SELF), 0);
+    CU_ASSERT_EQUAL(rt_trie_add(t, s2, 2, RT_FRAME, 309, 3, RT_SELF), 0); /* same stack */
+    CU_ASSERT_EQUAL(rt_trie_add(t, s4, 3, RT_ALLOC_CLASS, 304, 100, RT_SELF), 0);
+    CU_ASSERT_EQUAL(rt_trie_add(t, s1, 2, RT_FRAME, 301, 11, RT_BASE), 0);
+    CU_ASSERT_EQUAL(rt_trie_total(t, RT_SELF), 116);
+    CU_ASSERT_EQUAL(rt_trie_total(t, RT_BASE), 11);
+    CU_ASSERT_EQUAL(rt_trie_size(t), 6);
+    rj *j = rj_new();
+    CU_ASSERT_EQUAL(rt_trie_emit(t, j, 1, NULL, NULL), 0);
+    /* root; App.main (a then b by name); App.a -> byte[]; Thread.run last */
+    CU_ASSERT_STRING_EQUAL(tr_text(j), "{\"name\":[-1,1,3,4,2,0],\"depth\":[0,1,2,3,2,1],"
+                                       "\"self\":[0,0,10,100,5,1],\"base\":[0,0,0,0,11,0],"
+                                       "\"kind\":[0,0,0,1,0,0],\"trace\":[0,0,302,304,301,303]}");
+    rj_free(j);
+    rt_trie_free(t);
+    rt_names_free(n);
+}
+
+static uint64_t tr_odd_only(void *ctx, uint64_t trace)
+{
+    (*(int *)ctx)++;
+    return trace % 2 ? trace : 0;
+}
+
+static void test_trie_filter_and_deep(void)
+{
+    rt_names *n = rt_names_new();
+    rt_trie *t = rt_trie_new(n);
+    /* a stack of 5000 frames: the emit is iterative, no recursion */
+    enum { D = 5000 };
+    int32_t *s = malloc(D * sizeof *s);
+    char nm[32];
+    for (int i = 0; i < D; i++) {
+        snprintf(nm, sizeof nm, "C.m%d", i);
+        s[i] = tr_add(n, nm);
+    }
+    CU_ASSERT_EQUAL(rt_trie_add(t, s, D, RT_FRAME, 7, 1, RT_SELF), 0);
+    CU_ASSERT_EQUAL(rt_trie_add(t, s, 1, RT_FRAME, 8, 1, RT_SELF), 0);
+    CU_ASSERT_EQUAL(rt_trie_size(t), D + 1);
+    rj *j = rj_new();
+    int calls = 0;
+    CU_ASSERT_EQUAL(rt_trie_emit(t, j, 0, tr_odd_only, &calls), 0);
+    CU_ASSERT_EQUAL(calls, 2);
+    size_t len;
+    const char *txt = rj_text(j, &len);
+    char *c = strndup(txt, len);
+    CU_ASSERT_PTR_NOT_NULL(strstr(c, "\"trace\":[0,0,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(c, ",7]}")); /* the deepest node keeps 7 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(c, "\"depth\":[0,1,2,3,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(c, ",4999,5000]"));
+    free(c);
+    free(s);
+    rj_free(j);
+    rt_trie_free(t);
+    rt_names_free(n);
+}
+
+static const char tr_text_a[] =
+    "JAVA PROFILE 1.0.1, created Tue Mar  3 10:20:30 2015\n"
+    "\n--------\n\n"
+    "TRACE 300001:\n"
+    "\tApp.hot(App.java:10)\n"
+    "\tApp.main(App.java:3)\n"
+    "TRACE 300002:\n"
+    "\tApp.cold(App.java:20)\n"
+    "\tApp.main(App.java:4)\n"
+    "TRACE 300003:\n"
+    "\tApp$$Lambda$14+0x0000000801001234.run(<Unknown Source>:Unknown line)\n"
+    "\tApp.main(App.java:5)\n"
+    "SITES BEGIN (ordered by live bytes) Tue Mar  3 10:20:35 2015\n"
+    "          percent          live          alloc'ed  stack class\n"
+    " rank   self  accum     bytes objs     bytes  objs trace name\n"
+    "    1 80.00%% 80.00%%       800   10      1600    20 300001 byte[]\n"
+    "    2 20.00%% 100.00%%      200    5       400    10 300002 App$Node\n"
+    "SITES END\n"
+    "CPU SAMPLES BEGIN (total = 100) Tue Mar  3 10:20:36 2015\n"
+    "rank   self  accum   count trace method\n"
+    "   1 %s %s %7d 300001 App.hot\n"
+    "   2 %s %s %7d 300003 App$$Lambda$14+0x0000000801001234.run\n"
+    "CPU SAMPLES END\n";
+
+static char *tr_write(const char *name, int hot, int lam)
+{
+    char *path = malloc(256);
+    snprintf(path, 256, "/tmp/test_report_%d_%s.txt", (int)getpid(), name);
+    FILE *f = fopen(path, "w");
+    char p1[16], p2[16], p3[16];
+    snprintf(p1, sizeof p1, "%d.00%%", hot);
+    snprintf(p2, sizeof p2, "%d.00%%", lam);
+    snprintf(p3, sizeof p3, "%d.00%%", hot + lam);
+    fprintf(f, tr_text_a, p1, p1, hot, p2, p3, lam);
+    fclose(f);
+    return path;
+}
+
+static void test_report_profile(void)
+{
+    char *a = tr_write("a", 75, 25);
+    const char *paths[] = {a};
+    char *json;
+    size_t len;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(report_json(paths, 1, NULL, &json, &len, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(strlen(json), len);
+    /* the CPU flame: root, App.main, then App$$Lambda...run and App.hot in
+     * name order ('$' < 'h') */
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"id\":\"cpu-samples\",\"title\":\"CPU samples\","
+                                        "\"unit\":\"samples\",\"total\":100,\"estimate\":null,"
+                                        "\"nodes\":{\"name\":[-1,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"depth\":[0,1,2,2],\"self\":[0,0,25,75],"
+                                        "\"kind\":[0,0,0,0],\"trace\":[0,0,300003,300001]}"));
+    /* the sites flame's leaves are the classes, kind 1 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"id\":\"alloc-bytes\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"total\":2000,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"kind\":[0,0,0,1,0,1]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[1,80.00,80.00,800,10,1600,20,300001,\"byte[]\"]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[2,20.00,100.00,200,5,400,10,300002,\"App$Node\"]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[1,75.00,75.00,75,300001,\"App.hot\"]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"300001\":{\"thread\":0,\"frames\":[["));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, ",\"App.java\",10],["));
+    /* the profile keeps the lambda's name as written */
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "App$$Lambda$14+0x0000000801001234.run"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"mode\":\"profile\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"kind\":\"text-jdk8\""));
+    free(json);
+    unlink(a);
+    free(a);
+}
+
+static void test_report_diff(void)
+{
+    char *a = tr_write("base", 75, 25), *b = tr_write("new", 40, 60);
+    /* the NEW run's lambda has another counter and address */
+    FILE *f = fopen(b, "r+");
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    for (char *p = buf; (p = strstr(p, "$$Lambda$14+0x0000000801001234")); p++)
+        memcpy(p, "$$Lambda$77+0x0000000801009999", 30);
+    rewind(f);
+    fwrite(buf, 1, n, f);
+    fclose(f);
+    const char *paths[] = {a, b};
+    report_opts o;
+    memset(&o, 0, sizeof o);
+    o.diff = 1;
+    char *json;
+    size_t len;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(report_json(paths, 2, &o, &json, &len, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"mode\":\"diff\""));
+    /* one lambda node for both runs: new 60 and base 25 on it */
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"id\":\"cpu-samples\",\"title\":\"CPU samples\","
+                                        "\"unit\":\"samples\",\"total\":100,\"base_total\":100,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"depth\":[0,1,2,2],\"self\":[0,0,60,40],"
+                                        "\"base\":[0,0,25,75],"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "App$$Lambda+\\u003chidden\\u003e.run"));
+    CU_ASSERT_PTR_NULL(strstr(json, "0x0000000801009999"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"id\":\"sites-diff\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[\"byte[]\",1600,1600,0]"));
+    /* NEW's traces are apart from BASE's */
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"1000300001\":{"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"diff\":{\"base\":"));
+    free(json);
+    /* usage errors are values */
+    CU_ASSERT_EQUAL(report_json(paths, 1, &o, &json, &len, err, sizeof err), -1);
+    CU_ASSERT_STRING_EQUAL(err, "a diff takes two files, BASE and NEW");
+    const char *missing[] = {"/nonexistent/x.hprof"};
+    CU_ASSERT_EQUAL(report_json(missing, 1, NULL, &json, &len, err, sizeof err), -1);
+    CU_ASSERT_STRING_EQUAL(err, "/nonexistent/x.hprof: No such file or directory");
+    unlink(a);
+    unlink(b);
+    free(a);
+    free(b);
+}
+
+static int tr_suites(void)
+{
+    CU_pSuite s = CU_add_suite("report", NULL, NULL);
+    if (!s)
+        return -1;
+    if (!CU_add_test(s, "json escaping", test_json_escape) ||
+        !CU_add_test(s, "json numbers", test_json_numbers) ||
+        !CU_add_test(s, "trie preorder", test_trie_preorder) ||
+        !CU_add_test(s, "trie filter and deep", test_trie_filter_and_deep) ||
+        !CU_add_test(s, "report profile", test_report_profile) ||
+        !CU_add_test(s, "report diff", test_report_diff))
+        return -1;
+    return 0;
+}
+
+int main(void)
+{
+    return tu_main(tr_suites);
+}

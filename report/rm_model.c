@@ -417,6 +417,33 @@ static int32_t rm_in_frame_name(rm_in *in, const rm_fr *f)
     return rm_name(in->m, name, (size_t)n < sizeof name ? (size_t)n : sizeof name - 1);
 }
 
+/* Adds a heap dump's class to the merged histogram. */
+static int rm_histo_add(rm_model *m, const char *name, uint64_t count, uint64_t bytes)
+{
+    char cls[1024];
+    print_java_name(name, strlen(name), cls, sizeof cls);
+    int32_t ix = rm_name(m, cls, strlen(cls));
+    if (ix < 0)
+        return -1;
+    int ins;
+    uint64_t *v = hu_map_upsert(&m->histo_ix, (uint64_t)ix, m->nhisto, &ins);
+    if (!v)
+        return -1;
+    uint64_t at = *v;
+    if (ins) {
+        if (rm_grow(&m->histo, &m->caphisto, m->nhisto + 1, sizeof *m->histo))
+            return -1;
+        m->histo[m->nhisto].cls = ix;
+        m->histo[m->nhisto].count = 0;
+        m->histo[m->nhisto++].bytes = 0;
+    }
+    m->histo[at].count += count;
+    m->histo[at].bytes += bytes;
+    m->heap_objects += count;
+    m->heap_bytes += bytes;
+    return 0;
+}
+
 /* Resolves this input's traces, sites and histogram into the model. */
 static int rm_in_resolve(rm_in *in)
 {
@@ -519,29 +546,9 @@ static int rm_in_resolve(rm_in *in)
         m->have_heap = 1;
         size_t n;
         const histo_row *rows = histo_rows(in->h, &n);
-        for (size_t i = 0; i < n; i++) {
-            char cls[1024];
-            print_java_name(rows[i].name, strlen(rows[i].name), cls, sizeof cls);
-            int32_t ix = rm_name(m, cls, strlen(cls));
-            if (ix < 0)
+        for (size_t i = 0; i < n; i++)
+            if (rm_histo_add(m, rows[i].name, rows[i].count, rows[i].bytes))
                 goto oom;
-            int ins;
-            uint64_t *v = hu_map_upsert(&m->histo_ix, (uint64_t)ix, m->nhisto, &ins);
-            if (!v)
-                goto oom;
-            uint64_t at = *v;
-            if (ins) {
-                if (rm_grow(&m->histo, &m->caphisto, m->nhisto + 1, sizeof *m->histo))
-                    goto oom;
-                m->histo[m->nhisto].cls = ix;
-                m->histo[m->nhisto].count = 0;
-                m->histo[m->nhisto++].bytes = 0;
-            }
-            m->histo[at].count += rows[i].count;
-            m->histo[at].bytes += rows[i].bytes;
-            m->heap_objects += rows[i].count;
-            m->heap_bytes += rows[i].bytes;
-        }
     }
     free(fname);
     free(ffile);
@@ -641,6 +648,18 @@ static int rm_extras(rm_model *m, const tp_extras *x, uint64_t off)
             m->waited_ms += w[i].ms > 0 ? (uint64_t)w[i].ms : 0;
         } else {
             m->waits++;
+        }
+    }
+    if (tp_extras_heap_dumps(x)) {
+        m->have_heap = 1;
+        const tp_heap_class *hc = tp_extras_heap(x, &n);
+        for (size_t i = 0; i < n; i++)
+            if (rm_histo_add(m, hc[i].name, hc[i].count, hc[i].bytes))
+                return -1;
+        const uint64_t *roots = tp_extras_roots(x);
+        for (unsigned t = 0; t < 256; t++) {
+            m->roots[t] += roots[t];
+            m->roots_total += roots[t];
         }
     }
     const tp_sites_note *sn = tp_extras_sites(x, &n);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hprof/hprof_format.h"
 #include "tp_text.h"
 
 struct tp_extras {
@@ -28,6 +29,12 @@ struct tp_extras {
     size_t nwaits, capwaits;
     tp_sites_note *sites;
     size_t nsites, capsites;
+    tp_heap_class *heap;
+    size_t nheap, capheap;
+    uint32_t *heap_slots; /* open addressing over heap[]: index + 1 */
+    size_t nheap_slots;
+    uint32_t heap_dumps;
+    uint64_t roots[256];
     char **strs; /* every string the rows point at */
     size_t nstrs, capstrs;
     uint32_t skipped;
@@ -240,7 +247,8 @@ static uint32_t tx_count_threads(const char *p, const char *end)
 static void tx_mdump_line(tp_extras *x, const char *l, size_t n, uint32_t section)
 {
     const char *p = l, *end = l + n;
-    tx_spaces(&p, end);
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
     size_t rest = (size_t)(end - p);
     if (tx_starts(p, rest, "THREAD ")) {
         uint64_t th, tr;
@@ -403,7 +411,129 @@ static void tx_sites_row(tp_extras *x, const char *l, size_t n)
     s->live_samples = s->live_samples > UINT64_MAX - lv ? UINT64_MAX : s->live_samples + lv;
 }
 
-enum { TX_NONE, TX_TIME, TX_MON, TX_MDUMP, TX_SITES, TX_OTHER };
+static uint64_t tx_hash(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The heap row of a class name, made when new; NULL when out of memory. */
+static tp_heap_class *tx_heap_row(tp_extras *x, const char *s, size_t len)
+{
+    if ((x->nheap + 1) * 2 > x->nheap_slots) {
+        size_t ns = x->nheap_slots ? x->nheap_slots * 2 : 256;
+        uint32_t *sl = calloc(ns, sizeof *sl);
+        if (!sl) {
+            x->oom = 1;
+            return NULL;
+        }
+        for (size_t i = 0; i < x->nheap; i++) {
+            size_t h = (size_t)tx_hash(x->heap[i].name, strlen(x->heap[i].name)) & (ns - 1);
+            while (sl[h])
+                h = (h + 1) & (ns - 1);
+            sl[h] = (uint32_t)i + 1;
+        }
+        free(x->heap_slots);
+        x->heap_slots = sl;
+        x->nheap_slots = ns;
+    }
+    size_t h = (size_t)tx_hash(s, len) & (x->nheap_slots - 1);
+    while (x->heap_slots[h]) {
+        tp_heap_class *c = &x->heap[x->heap_slots[h] - 1];
+        if (strncmp(c->name, s, len) == 0 && c->name[len] == 0)
+            return c;
+        h = (h + 1) & (x->nheap_slots - 1);
+    }
+    if (x->nheap >= UINT32_MAX - 1 ||
+        tx_grow((void **)&x->heap, &x->capheap, x->nheap + 1, sizeof *x->heap)) {
+        x->oom = 1;
+        return NULL;
+    }
+    tp_heap_class *c = &x->heap[x->nheap];
+    c->name = tx_str(x, s, len);
+    if (!c->name)
+        return NULL;
+    c->count = c->bytes = 0;
+    x->heap_slots[h] = (uint32_t)++x->nheap;
+    return c;
+}
+
+/* The binary root tag of a text ROOT line's kind=<...>. */
+static unsigned tx_root_tag(const char *k, size_t n)
+{
+    static const struct {
+        const char *kind;
+        unsigned tag;
+    } kinds[] = {
+        {"thread", HPROF_GC_ROOT_THREAD_OBJ},         {"JNI global ref", HPROF_GC_ROOT_JNI_GLOBAL},
+        {"JNI local ref", HPROF_GC_ROOT_JNI_LOCAL},   {"Java stack", HPROF_GC_ROOT_JAVA_FRAME},
+        {"JNI monitor", HPROF_GC_ROOT_JNI_MONITOR},   {"native stack", HPROF_GC_ROOT_NATIVE_STACK},
+        {"thread block", HPROF_GC_ROOT_THREAD_BLOCK}, {"system class", HPROF_GC_ROOT_STICKY_CLASS},
+        {"busy monitor", HPROF_GC_ROOT_MONITOR_USED}, {"interned string", HPROF_GC_ROOT_INTERNED_STRING},
+        {"finalizing", HPROF_GC_ROOT_FINALIZING},     {"debugger", HPROF_GC_ROOT_DEBUGGER},
+        {"reference cleanup", HPROF_GC_ROOT_REFERENCE_CLEANUP},
+        {"VM internal", HPROF_GC_ROOT_VM_INTERNAL},   {"unreachable", HPROF_GC_ROOT_UNREACHABLE},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strlen(kinds[i].kind) == n && memcmp(kinds[i].kind, k, n) == 0)
+            return kinds[i].tag;
+    return HPROF_GC_ROOT_UNKNOWN;
+}
+
+/* A heap dump's line: "ROOT id (kind=<K>...", "OBJ id (sz=N, trace=T,
+ * class=C@id)", "ARR id (sz=N, trace=T, nelems=E, elem type=C[]@id)" or
+ * "... elem type=int[])". Field lines and CLS are not counted. */
+static void tx_heap_line(tp_extras *x, const char *l, size_t n)
+{
+    const char *end = l + n;
+    if (tx_starts(l, n, "ROOT ")) {
+        const char *k = NULL;
+        for (const char *q = l; q + 6 <= end; q++)
+            if (memcmp(q, "kind=<", 6) == 0) {
+                k = q + 6;
+                break;
+            }
+        const char *ke = k ? memchr(k, '>', (size_t)(end - k)) : NULL;
+        if (!ke) {
+            x->skipped++;
+            return;
+        }
+        x->roots[tx_root_tag(k, (size_t)(ke - k))]++;
+        return;
+    }
+    int obj = tx_starts(l, n, "OBJ ");
+    if (!obj && !tx_starts(l, n, "ARR "))
+        return;
+    const char *sz = NULL, *cls = NULL;
+    const char *ck = obj ? ", class=" : ", elem type=";
+    size_t ckl = strlen(ck);
+    for (const char *q = l; q + 4 <= end && !sz; q++)
+        if (memcmp(q, "(sz=", 4) == 0)
+            sz = q + 4;
+    for (const char *q = sz ? sz : end; q + ckl <= end && !cls; q++)
+        if (memcmp(q, ck, ckl) == 0)
+            cls = q + ckl;
+    uint64_t bytes;
+    if (!sz || !cls || tx_num(&sz, end, UINT64_MAX, &bytes) != 0 || end[-1] != ')') {
+        x->skipped++;
+        return;
+    }
+    const char *ce = end - 1;
+    for (const char *q = ce; q > cls; q--)
+        if (*q == '@') {
+            ce = q;
+            break;
+        }
+    tp_heap_class *c = tx_heap_row(x, cls, (size_t)(ce - cls));
+    if (!c)
+        return;
+    c->count++;
+    c->bytes = c->bytes > UINT64_MAX - bytes ? UINT64_MAX : c->bytes + bytes;
+}
+
+enum { TX_NONE, TX_TIME, TX_MON, TX_MDUMP, TX_SITES, TX_HEAP, TX_OTHER };
 
 int tp_extras_parse(const char *text, size_t len, tp_extras **out, char *err, size_t errcap)
 {
@@ -454,6 +584,12 @@ int tp_extras_parse(const char *text, size_t len, tp_extras **out, char *err, si
             else
                 tx_sites_row(x, l, n);
             continue;
+        case TX_HEAP:
+            if (tx_starts(l, n, "HEAP DUMP END"))
+                state = TX_NONE;
+            else
+                tx_heap_line(x, l, n);
+            continue;
         case TX_OTHER:
             if (tx_starts(l, n, other_end))
                 state = TX_NONE;
@@ -486,9 +622,8 @@ int tp_extras_parse(const char *text, size_t len, tp_extras **out, char *err, si
         } else if (tx_starts(l, n, "WAITED: MONITOR ")) {
             tx_wait_line(x, l, n, 1);
         } else if (tx_starts(l, n, "HEAP DUMP BEGIN")) {
-            /* object lines could read as anything above */
-            other_end = "HEAP DUMP END";
-            state = TX_OTHER;
+            x->heap_dumps++;
+            state = TX_HEAP;
         } else if (tx_starts(l, n, "CPU SAMPLES BEGIN")) {
             other_end = "CPU SAMPLES END";
             state = TX_OTHER;
@@ -516,6 +651,8 @@ void tp_extras_free(tp_extras *x)
     free(x->mmons);
     free(x->waits);
     free(x->sites);
+    free(x->heap);
+    free(x->heap_slots);
     free(x);
 }
 
@@ -572,4 +709,20 @@ const tp_sites_note *tp_extras_sites(const tp_extras *x, size_t *n)
 uint32_t tp_extras_skipped(const tp_extras *x)
 {
     return x->skipped;
+}
+
+const tp_heap_class *tp_extras_heap(const tp_extras *x, size_t *n)
+{
+    *n = x->nheap;
+    return x->heap;
+}
+
+uint32_t tp_extras_heap_dumps(const tp_extras *x)
+{
+    return x->heap_dumps;
+}
+
+const uint64_t *tp_extras_roots(const tp_extras *x)
+{
+    return x->roots;
 }

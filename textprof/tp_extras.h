@@ -1,7 +1,8 @@
 /* tp_extras.h: what the agent's text layout (java.hprof.txt) holds that no
  * binary record carries, read for `hprof report`: the CPU TIME sections
  * (cpu=times; ours with "[self ms / total ms]", the JDK 5-8 agent's without),
- * MONITOR TIME, MONITOR DUMP, the WAIT:/WAITED: lines, and the SITES
+ * MONITOR TIME, MONITOR DUMP, the WAIT:/WAITED: lines, the HEAP DUMP
+ * sections' classes and roots (a histogram, from the OBJ/ARR sizes), and the SITES
  * headers' sampling notes (sample=: "estimated from samples every N bytes",
  * and each row's "[N samples, M live]"). tp_text.h translates the rest.
  *
@@ -73,6 +74,13 @@ typedef struct tp_sites_note {
     int by_alloc;           /* ordered by allocated bytes */
 } tp_sites_note;
 
+/* A heap dump's class, from its OBJ and ARR lines (sz= and class= / elem
+ * type=, "@id" dropped), summed over every HEAP DUMP section. */
+typedef struct tp_heap_class {
+    const char *name; /* as written: java.lang.String, int[], Foo[] */
+    uint64_t count, bytes;
+} tp_heap_class;
+
 /* Parses `len` bytes of text (the whole file, header included). Returns 0
  * with *out set (free with tp_extras_free), or -1 with a sentence in `err`
  * (out of memory; not text). Nothing past `len` is read. */
@@ -88,6 +96,12 @@ const tp_mdump_thread *tp_extras_mdump_threads(const tp_extras *x, size_t *n);
 const tp_mdump_monitor *tp_extras_mdump_monitors(const tp_extras *x, size_t *n);
 const tp_wait *tp_extras_waits(const tp_extras *x, size_t *n);
 const tp_sites_note *tp_extras_sites(const tp_extras *x, size_t *n);
+const tp_heap_class *tp_extras_heap(const tp_extras *x, size_t *n);
+/* HEAP DUMP sections seen (0: no heap dump). */
+uint32_t tp_extras_heap_dumps(const tp_extras *x);
+/* The heap dumps' ROOT lines counted by root kind, indexed by the binary
+ * sub-record tag (hprof_format.h HPROF_GC_ROOT_*) their kind=<...> names. */
+const uint64_t *tp_extras_roots(const tp_extras *x);
 /* Rows of these sections that did not parse and were left out. */
 uint32_t tp_extras_skipped(const tp_extras *x);
 

@@ -337,14 +337,22 @@ static int rp_mon_cmp(const void *a, const void *b)
     return x->trace < y->trace ? -1 : x->trace > y->trace;
 }
 
-static int rp_histo_cmp(const void *a, const void *b)
+/* A histogram row with its name, so that ties sort by name, the same in
+ * every run. */
+typedef struct rp_hrow {
+    uint64_t count, bytes;
+    const char *name;
+    int32_t cls;
+} rp_hrow;
+
+static int rp_hrow_cmp(const void *a, const void *b)
 {
-    const rm_class_count *x = a, *y = b;
+    const rp_hrow *x = a, *y = b;
     if (x->bytes != y->bytes)
         return x->bytes < y->bytes ? 1 : -1;
     if (x->count != y->count)
         return x->count < y->count ? 1 : -1;
-    return x->cls - y->cls;
+    return strcmp(x->name, y->name);
 }
 
 static void rp_sites_table(rp *p, rm_model *m)
@@ -522,7 +530,18 @@ static void rp_heap_tables(rp *p, rm_model *m)
     rj *j = p->j;
     static const char *const hcols[] = {"rank|rank|int", "instances|instances|int",
                                         "bytes|bytes|int", "class|class|text"};
-    qsort(m->histo, m->nhisto, sizeof *m->histo, rp_histo_cmp);
+    rp_hrow *hr = malloc((m->nhisto ? m->nhisto : 1) * sizeof *hr);
+    if (!hr) {
+        p->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < m->nhisto; i++) {
+        hr[i].count = m->histo[i].count;
+        hr[i].bytes = m->histo[i].bytes;
+        hr[i].cls = m->histo[i].cls;
+        hr[i].name = rt_names_get(p->names, hr[i].cls);
+    }
+    qsort(hr, m->nhisto, sizeof *hr, rp_hrow_cmp);
     char note[256];
     size_t n = rp_cap_rows(p, m->nhisto,
                            "shallow sizes as HotSpot counts them (12-byte header, 4-byte "
@@ -532,13 +551,14 @@ static void rp_heap_tables(rp *p, rm_model *m)
     for (size_t i = 0; i < n; i++) {
         rj_arr(j);
         rj_u64(j, i + 1);
-        rj_u64(j, m->histo[i].count);
-        rj_u64(j, m->histo[i].bytes);
-        rp_name(p, m->histo[i].cls);
+        rj_u64(j, hr[i].count);
+        rj_u64(j, hr[i].bytes);
+        rp_name(p, hr[i].cls);
         rj_arr_end(j);
     }
     rj_arr_end(j);
     rj_obj_end(j);
+    free(hr);
     static const char *const rcols[] = {"kind|kind|text", "count|count|int"};
     rp_table_head(j, "roots", "GC roots by kind", NULL, rcols, 2);
     for (unsigned t = 0; t < 256; t++) {

@@ -551,7 +551,14 @@ int tp_extras_parse(const char *text, size_t len, tp_extras **out, char *err, si
     const char *other_end = NULL;
     uint64_t total = 0;
     uint32_t mdumps = 0;
+    /* the prelude (ours: a legend; the original's: jvm.hprof.txt) ends with
+     * a line "--------", as tp_text reads it: nothing before is a record */
     size_t pos = 0;
+    for (size_t i = 0; i + 10 <= len; i++)
+        if (memcmp(text + i, "\n--------\n", 10) == 0) {
+            pos = i + 10;
+            break;
+        }
     while (pos < len && !x->oom) {
         const char *l = text + pos;
         const char *e = memchr(l, '\n', len - pos);

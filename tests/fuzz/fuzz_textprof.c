@@ -5,7 +5,9 @@
  * parser). Invariants (a violation aborts):
  *  - a failed translation has a "line N: ..." message and no output;
  *  - a successful one is binary HPROF that the project's reader parses
- *    without an error (every record the writer made is well formed).
+ *    without an error (every record the writer made is well formed);
+ *  - tp_extras (the text-only sections) parses every text input, and its
+ *    rows hold what the layout allows: the JDK 8 rows no ms columns, strings NUL-terminated within the input's length.
  *
  * Build: CC=clang cmake -S . -B build-fuzz -DHPROF_FUZZ=ON -DHPROF_TESTS=ON
  *        cmake --build build-fuzz --target fuzz_textprof
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "hprof/hr_reader.h"
+#include "tp_extras.h"
 #include "tp_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -57,6 +60,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         hr_source_close(src);
         if (st != HR_OK)
             abort();
+    }
+    tp_extras *x = NULL;
+    char xerr[128];
+    if (tp_extras_parse(text, n, &x, xerr, sizeof xerr) != 0) {
+        if (strcmp(xerr, "out of memory") != 0)
+            abort(); /* the input starts as text: only memory can fail */
+    } else {
+        size_t k;
+        const tp_time_row *t = tp_extras_times(x, &k);
+        for (size_t i = 0; i < k; i++)
+            if (!t[i].has_ms && (t[i].total_us || t[i].wait_us))
+                abort(); /* the JDK 8 rows have no ms columns */
+        const tp_monitor_row *m = tp_extras_monitors(x, &k);
+        for (size_t i = 0; i < k; i++)
+            if (strlen(m[i].monitor) > n)
+                abort();
+        const tp_wait *w = tp_extras_waits(x, &k);
+        for (size_t i = 0; i < k; i++)
+            if (strlen(w[i].monitor) > n)
+                abort();
+        const tp_heap_class *h = tp_extras_heap(x, &k);
+        uint64_t objs = 0;
+        for (size_t i = 0; i < k; i++)
+            objs += h[i].count;
+        if (objs > n) /* one OBJ or ARR line per object */
+            abort();
+        tp_extras_free(x);
     }
     free(bin);
     free(text);

@@ -19,7 +19,8 @@
 #    the difference; CpuDemo 30/10 against 10/30 shows hotB grown; two runs
 #    of LambdaDemo diffed show no hidden-class address and no change;
 #  - the HTML (-o) holds the data and no http:// or https:// reference;
-#  - bad input and bad usage: messages and exit statuses 1 and 2.
+#  - bad input and bad usage: messages and exit statuses 1 and 2;
+#  - scripts/gen_report_perf.py's 100 000 distinct stacks: a page under 6 MB.
 #
 # usage: bash test_report.sh HPROF_TOOL PROJECT_DIR WORKDIR AGENT_SO   (run by ctest)
 set -euo pipefail
@@ -47,6 +48,15 @@ expect_eq "jdk8 Object[] live bytes" 3000 "$($RC leaf j8.json live-bytes 'java.l
 expect_eq "jdk8 char[] alloc objects" 40 "$($RC leaf j8.json alloc-objects 'char[]' Demo.name)"
 expect_eq "jdk8 spin calls" 3 "$($RC calls j8.json Demo.spin)"
 grep -q '"kind":"text-jdk8"' j8.json || fail "the fixture is not named text-jdk8"
+
+step "100 000 distinct stacks: a page well under 10 MB"
+python3 "$SRC/scripts/gen_report_perf.py" perf.txt 100000
+"$HPROF" report perf.txt -o perf.html || fail "the perf report failed"
+size=$(stat -c %s perf.html)
+[ "$size" -lt 6000000 ] || fail "the page of 100 000 stacks is $size bytes"
+expect_eq "perf leaves" 100000 "$(python3 -c "import json
+s = open('perf.html').read(); s = s[s.index('>', s.index('hprof-data')) + 1:s.rindex('</script>')]
+d = json.loads(s); n = d['flames'][0]['nodes']; print(sum(1 for x in n['depth'] if x == 6))")"
 
 step "bad input and usage"
 printf 'not a profile at all\n' >junk.txt

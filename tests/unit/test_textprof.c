@@ -14,6 +14,7 @@
 #include "hprof/hprof_format.h"
 #include "hprof/hr_reader.h"
 #include "testutil.h"
+#include "tp_extras.h"
 #include "tp_text.h"
 
 typedef struct tt_seen {
@@ -347,6 +348,175 @@ static void test_garbled(void)
     free(full);
 }
 
+/* ---------------------------------------------------------------- tp_extras */
+
+static const char tt_extras_text[] =
+    "JAVA PROFILE 1.0.1, created Tue Mar  3 10:20:30 2015\n"
+    "\n"
+    "  Section CPU SAMPLES (cpu=samples):\n"
+    "WAIT: MONITOR Lnot/Counted; in the legend, timeout=1, thread 1\n"
+    "\n--------\n\n"
+    "CPU TIME (ms) BEGIN (total = 250) Tue Mar  3 10:20:36 2015\n"
+    "rank   self  accum   count trace method [self ms / total ms]\n"
+    "   1 80.00% 80.00%    7000 300010 App.inner [200.125 / 200.125]\n"
+    "   2 20.00% 100.00%   1000 300011 App.outer [50.5 / 260.250] waited 12.345\n"
+    "   3 garbage row\n"
+    "CPU TIME (ms) END\n"
+    "CPU TIME (ms) BEGIN (total = 100) Tue Mar  3 10:20:37 2015\n"
+    "rank   self  accum   count trace method\n"
+    "   1 33.33% 33.33%       3 300012 App.old\n"
+    "CPU TIME (ms) END\n"
+    "WAIT: MONITOR LApp$Lock;, timeout=100, thread 200011\n"
+    "WAITED: MONITOR LApp$Lock;, time_waited=101, thread 200011\n"
+    "MONITOR DUMP BEGIN\n"
+    "    THREAD 200002, trace 300002, status: R\n"
+    "    THREAD 200003, trace 300003, status: CW\n"
+    "    MONITOR LApp$Lock;\n"
+    "\towner: thread 200002, entry count: 2\n"
+    "\twaiting to enter: thread 200004, thread 200005\n"
+    "\twaiting to be notified: thread 200003\n"
+    "    MONITOR Ljava/lang/Object; unowned\n"
+    "\twaiting to enter:\n"
+    "\twaiting to be notified:\n"
+    "MONITOR DUMP END\n"
+    "MONITOR TIME BEGIN (total = 340 ms) Tue Mar  3 10:20:37 2015\n"
+    "rank   self  accum   count trace monitor\n"
+    "   1 75.00% 75.00%      30 300001 App$Lock (Java)\n"
+    "   2 25.00% 100.00%      2 300002 java.lang.Object (Java)\n"
+    "MONITOR TIME END\n"
+    "SITES BEGIN (ordered by live bytes, estimated from samples every 4096 bytes; live as of a GC) "
+    "Tue Mar  3 10:20:35 2015\n"
+    "          percent          live          alloc'ed  stack class\n"
+    " rank   self  accum     bytes objs     bytes  objs trace name\n"
+    "    1 80.00% 80.00%      8192    2      8192     2 300001 byte[]  [2 samples, 2 live]\n"
+    "    2 20.00% 100.00%     4096    1     12288     3 300002 App  [3 samples, 1 live]\n"
+    "SITES END\n"
+    "HEAP DUMP BEGIN (3 objects, 72 bytes) Tue Mar  3 10:20:38 2015\n"
+    "ROOT 50000001 (kind=<thread>, id=200001, trace=300001)\n"
+    "ROOT 50000002 (kind=<JNI global ref>, id=5000, trace=0)\n"
+    "ROOT 50000003 (kind=<JNI global ref>, id=5001, trace=0)\n"
+    "ROOT 50000004 (kind=<busy monitor>)\n"
+    "CLS 50000010 (name=App, trace=300000)\n"
+    "OBJ 50000011 (sz=24, trace=300001, class=App@50000010)\n"
+    "\tname\t50000012\n"
+    "OBJ 50000013 (sz=24, trace=300001, class=App@50000010)\n"
+    "ARR 50000012 (sz=24, trace=300000, nelems=4, elem type=char[])\n"
+    "HEAP DUMP END\n";
+
+static void test_extras(void)
+{
+    tp_extras *x = NULL;
+    char err[128];
+    CU_ASSERT_EQUAL_FATAL(tp_extras_parse(tt_extras_text, sizeof tt_extras_text - 1, &x, err,
+                                          sizeof err), 0);
+    size_t n;
+    uint32_t sections;
+    const tp_time_row *t = tp_extras_times(x, &n);
+    CU_ASSERT_EQUAL_FATAL(n, 3);
+    CU_ASSERT_EQUAL(tp_extras_times_total_ms(x, &sections), 350);
+    CU_ASSERT_EQUAL(sections, 2);
+    CU_ASSERT_EQUAL(t[0].trace, 300010);
+    CU_ASSERT_EQUAL(t[0].calls, 7000);
+    CU_ASSERT_EQUAL(t[0].self_bp, 8000);
+    CU_ASSERT_EQUAL(t[0].self_us, 200125);
+    CU_ASSERT_EQUAL(t[0].total_us, 200125);
+    CU_ASSERT_EQUAL(t[0].has_ms, 1);
+    CU_ASSERT_EQUAL(t[1].self_us, 50500);
+    CU_ASSERT_EQUAL(t[1].total_us, 260250);
+    CU_ASSERT_EQUAL(t[1].wait_us, 12345);
+    /* the JDK 8 row: self ms from the share of the section's 100 ms */
+    CU_ASSERT_EQUAL(t[2].section, 1);
+    CU_ASSERT_EQUAL(t[2].has_ms, 0);
+    CU_ASSERT_EQUAL(t[2].self_us, 33330);
+    CU_ASSERT_EQUAL(t[2].total_us, 0);
+    CU_ASSERT_EQUAL(tp_extras_skipped(x), 1); /* "3 garbage row" */
+
+    const tp_monitor_row *m = tp_extras_monitors(x, &n);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_EQUAL(tp_extras_monitors_total_ms(x, &sections), 340);
+    CU_ASSERT_STRING_EQUAL(m[0].monitor, "App$Lock");
+    CU_ASSERT_EQUAL(m[0].count, 30);
+    CU_ASSERT_EQUAL(m[0].self_us, 255000);
+    CU_ASSERT_EQUAL(m[1].trace, 300002);
+    CU_ASSERT_STRING_EQUAL(m[1].monitor, "java.lang.Object");
+
+    const tp_mdump_thread *th = tp_extras_mdump_threads(x, &n);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_EQUAL(th[1].thread, 200003);
+    CU_ASSERT_EQUAL(th[1].trace, 300003);
+    CU_ASSERT_STRING_EQUAL(th[1].status, "CW");
+    const tp_mdump_monitor *mm = tp_extras_mdump_monitors(x, &n);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_STRING_EQUAL(mm[0].monitor, "LApp$Lock;");
+    CU_ASSERT_EQUAL(mm[0].owner, 200002);
+    CU_ASSERT_EQUAL(mm[0].entry_count, 2);
+    CU_ASSERT_EQUAL(mm[0].waiting_enter, 2);
+    CU_ASSERT_EQUAL(mm[0].waiting_notify, 1);
+    CU_ASSERT_STRING_EQUAL(mm[1].monitor, "Ljava/lang/Object;");
+    CU_ASSERT_EQUAL(mm[1].owner, 0);
+    CU_ASSERT_EQUAL(mm[1].waiting_enter, 0);
+
+    /* the prelude's WAIT line (before "--------") is not a record */
+    const tp_wait *w = tp_extras_waits(x, &n);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_STRING_EQUAL(w[0].monitor, "LApp$Lock;");
+    CU_ASSERT_EQUAL(w[0].waited, 0);
+    CU_ASSERT_EQUAL(w[0].ms, 100);
+    CU_ASSERT_EQUAL(w[1].waited, 1);
+    CU_ASSERT_EQUAL(w[1].ms, 101);
+    CU_ASSERT_EQUAL(w[1].thread, 200011);
+
+    const tp_sites_note *sn = tp_extras_sites(x, &n);
+    CU_ASSERT_EQUAL_FATAL(n, 1);
+    CU_ASSERT_EQUAL(sn[0].sample_bytes, 4096);
+    CU_ASSERT_EQUAL(sn[0].samples, 5);
+    CU_ASSERT_EQUAL(sn[0].live_samples, 3);
+    CU_ASSERT_STRING_EQUAL(sn[0].live_note, "live as of a GC");
+    CU_ASSERT_EQUAL(sn[0].by_alloc, 0);
+
+    const tp_heap_class *h = tp_extras_heap(x, &n);
+    CU_ASSERT_EQUAL(tp_extras_heap_dumps(x), 1);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_STRING_EQUAL(h[0].name, "App");
+    CU_ASSERT_EQUAL(h[0].count, 2);
+    CU_ASSERT_EQUAL(h[0].bytes, 48);
+    CU_ASSERT_STRING_EQUAL(h[1].name, "char[]");
+    CU_ASSERT_EQUAL(h[1].count, 1);
+    CU_ASSERT_EQUAL(h[1].bytes, 24);
+    const uint64_t *roots = tp_extras_roots(x);
+    CU_ASSERT_EQUAL(roots[HPROF_GC_ROOT_THREAD_OBJ], 1);
+    CU_ASSERT_EQUAL(roots[HPROF_GC_ROOT_JNI_GLOBAL], 2);
+    CU_ASSERT_EQUAL(roots[HPROF_GC_ROOT_MONITOR_USED], 1);
+    tp_extras_free(x);
+
+    /* not text: an error, nothing made */
+    x = (tp_extras *)1;
+    CU_ASSERT_EQUAL(tp_extras_parse("\x00\x01", 2, &x, err, sizeof err), -1);
+    CU_ASSERT_PTR_NULL(x);
+}
+
+/* The fixture cut at every byte: the parse never fails on text, never reads
+ * past the cut (ASan), and its counts only grow with the length. */
+static void test_extras_cut(void)
+{
+    size_t len = sizeof tt_extras_text - 1;
+    size_t prev_times = 0;
+    for (size_t cut = 60; cut <= len; cut++) {
+        char *c = malloc(cut);
+        memcpy(c, tt_extras_text, cut);
+        tp_extras *x = NULL;
+        char err[128];
+        CU_ASSERT_EQUAL_FATAL(tp_extras_parse(c, cut, &x, err, sizeof err), 0);
+        size_t n;
+        tp_extras_times(x, &n);
+        CU_ASSERT(n >= prev_times);
+        prev_times = n;
+        tp_extras_free(x);
+        free(c);
+    }
+    CU_ASSERT_EQUAL(prev_times, 3);
+}
+
 static int tt_suites(void)
 {
     CU_pSuite s = CU_add_suite("textprof", NULL, NULL);
@@ -358,7 +528,8 @@ static int tt_suites(void)
         !CU_add_test(s, "nul_in_names", test_nul_in_names) ||
         !CU_add_test(s, "detect", test_detect) || !CU_add_test(s, "errors", test_errors) ||
         !CU_add_test(s, "cut_everywhere", test_cut_everywhere) ||
-        !CU_add_test(s, "garbled", test_garbled))
+        !CU_add_test(s, "garbled", test_garbled) || !CU_add_test(s, "extras", test_extras) ||
+        !CU_add_test(s, "extras_cut", test_extras_cut))
         return -1;
     return 0;
 }

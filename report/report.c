@@ -502,6 +502,31 @@ static void rp_monitor_table(rp *p, rm_model *m)
     rj_obj_end(j);
 }
 
+static void rp_mdump_table(rp *p, const rm_model *m)
+{
+    rj *j = p->j;
+    static const char *const cols[] = {"monitor|monitor|text", "owner|owner thread|int",
+                                       "entry_count|entry count|int",
+                                       "waiting_enter|waiting to enter|int",
+                                       "waiting_notify|waiting to be notified|int"};
+    char note[160];
+    snprintf(note, sizeof note, "%" PRIu32 " threads in the dump; owner 0: unowned",
+             m->mdump_threads);
+    rp_table_head(j, "monitor-dump", "MONITOR DUMP (the last)", note, cols, 5);
+    for (size_t i = 0; i < m->nmdump && i < p->max_rows; i++) {
+        const rm_mdump *d = &m->mdump[i];
+        rj_arr(j);
+        rp_name(p, d->monitor);
+        rj_u64(j, d->owner);
+        rj_i64(j, d->entry_count);
+        rj_u64(j, d->waiting_enter);
+        rj_u64(j, d->waiting_notify);
+        rj_arr_end(j);
+    }
+    rj_arr_end(j);
+    rj_obj_end(j);
+}
+
 static const char *rp_root_name(unsigned tag)
 {
     switch (tag) {
@@ -698,6 +723,8 @@ static void rp_tables(rp *p)
         rp_times_table(p, m);
     if (m->have_monitors)
         rp_monitor_table(p, m);
+    if (m->have_mdump)
+        rp_mdump_table(p, m);
     if (m->have_heap)
         rp_heap_tables(p, m);
     if (m->have_summary)

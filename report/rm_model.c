@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "histo.h"
 #include "hprof/hr_reader.h"
@@ -78,6 +80,7 @@ void rm_free(rm_model *m)
     free(m->cpu);
     free(m->times);
     free(m->monitors);
+    free(m->mdump);
     free(m->histo);
     hu_map_cleanup(&m->trace_ix);
     hu_map_cleanup(&m->cpu_ix);
@@ -639,8 +642,38 @@ static int rm_extras(rm_model *m, const tp_extras *x, uint64_t off)
         m->monitors[k].us += mr[i].self_us;
     }
     const tp_mdump_monitor *md = tp_extras_mdump_monitors(x, &n);
-    (void)md;
     m->monitor_dumps += n;
+    uint32_t lastdump = 0;
+    for (size_t i = 0; i < n; i++)
+        lastdump = md[i].section > lastdump ? md[i].section : lastdump;
+    size_t nth;
+    const tp_mdump_thread *th = tp_extras_mdump_threads(x, &nth);
+    if (n || nth) {
+        for (size_t i = 0; i < nth; i++)
+            lastdump = th[i].section > lastdump ? th[i].section : lastdump;
+        free(m->mdump);
+        m->mdump = NULL;
+        m->nmdump = 0;
+        m->mdump_threads = 0;
+        for (size_t i = 0; i < nth; i++)
+            m->mdump_threads += th[i].section == lastdump;
+        m->mdump = calloc(n ? n : 1, sizeof *m->mdump);
+        if (!m->mdump)
+            return -1;
+        for (size_t i = 0; i < n; i++) {
+            if (md[i].section != lastdump)
+                continue;
+            rm_mdump *d = &m->mdump[m->nmdump++];
+            char jn[1024];
+            size_t jl = print_java_name(md[i].monitor, strlen(md[i].monitor), jn, sizeof jn);
+            d->monitor = rm_name(m, jn, jl < sizeof jn ? jl : sizeof jn - 1);
+            d->owner = md[i].owner;
+            d->entry_count = md[i].entry_count;
+            d->waiting_enter = md[i].waiting_enter;
+            d->waiting_notify = md[i].waiting_notify;
+        }
+        m->have_mdump = 1;
+    }
     const tp_wait *w = tp_extras_waits(x, &n);
     for (size_t i = 0; i < n; i++) {
         if (w[i].waited) {
@@ -673,65 +706,151 @@ static int rm_extras(rm_model *m, const tp_extras *x, uint64_t off)
             m->sites_live_note = strdup(last->live_note);
     }
     if (tp_extras_skipped(x))
-        rm_warn(m, "%" PRIu32 " lines of the CPU TIME, MONITOR or WAIT sections did not read as "
-                   "the layout says and were left out",
-                tp_extras_skipped(x));
+        rm_warn(m, "%" PRIu32 " line%s of the CPU TIME, MONITOR, WAIT or HEAP DUMP sections did "
+                   "not read as the layout says and %s left out",
+                tp_extras_skipped(x), tp_extras_skipped(x) == 1 ? "" : "s",
+                tp_extras_skipped(x) == 1 ? "was" : "were");
     return 0;
 }
 
-/* The text of a file, whole (NULL with errno on failure). */
-static char *rm_slurp(const char *path, size_t *len)
+/* The whole text when `path` is the text layout, plain or gzip: 1 with
+ * *buf (malloc'ed), 0 when it is not text (binary, or not a profile: the
+ * binary reader says what), -1 with errno when it cannot be read. */
+static int rm_read_text(const char *path, char **buf, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    while (b) {
-        size_t k = fread(b + n, 1, cap - n, f);
-        n += k;
-        if (n < cap) {
-            if (ferror(f)) {
-                int e = errno;
-                free(b);
-                fclose(f);
-                errno = e;
-                return NULL;
-            }
-            break;
-        }
-        char *g = realloc(b, cap * 2);
-        if (!g) {
-            free(b);
-            b = NULL;
+    gzFile g = gzopen(path, "rb");
+    if (!g) {
+        if (!errno)
             errno = ENOMEM;
-            break;
-        }
-        b = g;
-        cap *= 2;
+        return -1;
     }
-    fclose(f);
+    char head[64];
+    int hn = gzread(g, head, sizeof head);
+    if (hn <= 0 || !tp_is_text(head, (size_t)hn)) {
+        gzclose(g);
+        return 0;
+    }
+    size_t cap = 1 << 16, n = (size_t)hn;
+    char *b = malloc(cap);
+    if (!b) {
+        gzclose(g);
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(b, head, n);
+    for (;;) {
+        if (n == cap) {
+            char *q = cap <= SIZE_MAX / 2 ? realloc(b, cap * 2) : NULL;
+            if (!q) {
+                free(b);
+                gzclose(g);
+                errno = ENOMEM;
+                return -1;
+            }
+            b = q;
+            cap *= 2;
+        }
+        size_t want = cap - n > (1u << 30) ? (1u << 30) : cap - n;
+        int k = gzread(g, b + n, (unsigned)want);
+        if (k < 0) {
+            int e;
+            const char *msg = gzerror(g, &e);
+            (void)msg;
+            free(b);
+            gzclose(g);
+            errno = e == Z_ERRNO ? errno : EIO;
+            return -1;
+        }
+        if (k == 0)
+            break;
+        n += (size_t)k;
+    }
+    gzclose(g);
+    *buf = b;
     *len = n;
-    return b;
+    return 1;
 }
 
-/* The end of the last complete section of a cut text (0: none). */
-static size_t rm_text_cut(const char *t, size_t len)
+/* Standard input copied to a temporary file (it is read twice: text or
+ * binary is decided first). The malloc'ed path, or NULL with errno. */
+static char *rm_spool_stdin(void)
 {
-    static const char *const ends[] = {"SITES END\n", "CPU SAMPLES END\n", "CPU TIME (ms) END\n",
-                                       "MONITOR TIME END\n", "MONITOR DUMP END\n",
-                                       "HEAP DUMP END\n", NULL};
-    size_t best = 0;
-    for (size_t i = 1; i < len; i++) {
-        if (t[i - 1] != '\n')
-            continue;
-        for (int k = 0; ends[k]; k++) {
-            size_t el = strlen(ends[k]);
-            if (i + el <= len && memcmp(t + i, ends[k], el) == 0 && i + el > best)
-                best = i + el;
-        }
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    size_t n = strlen(dir) + 32;
+    char *path = malloc(n);
+    if (!path)
+        return NULL;
+    snprintf(path, n, "%s/hprof-report-XXXXXX", dir);
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        free(path);
+        return NULL;
     }
-    return best;
+    char b[65536];
+    int err = 0;
+    for (;;) {
+        ssize_t r = read(0, b, sizeof b);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            err = r < 0 ? errno : 0;
+            break;
+        }
+        for (ssize_t w = 0; w < r && !err;) {
+            ssize_t k = write(fd, b + w, (size_t)(r - w));
+            if (k < 0 && errno != EINTR)
+                err = errno;
+            else if (k > 0)
+                w += k;
+        }
+        if (err)
+            break;
+    }
+    if (close(fd) != 0 && !err)
+        err = errno;
+    if (err) {
+        unlink(path);
+        free(path);
+        errno = err;
+        return NULL;
+    }
+    return path;
+}
+
+/* Where to cut a text that ends inside a line: after its last whole line;
+ * when that is inside a section, *close is the section's END line (the rows
+ * before the cut are kept by closing it). */
+static size_t rm_text_cut(const char *t, size_t len, const char **close)
+{
+    static const char *const begins[] = {"SITES BEGIN", "CPU SAMPLES BEGIN", "CPU TIME (ms) BEGIN",
+                                         "MONITOR TIME BEGIN", "MONITOR DUMP BEGIN",
+                                         "HEAP DUMP BEGIN", NULL};
+    static const char *const ends[] = {"SITES END", "CPU SAMPLES END", "CPU TIME (ms) END",
+                                       "MONITOR TIME END", "MONITOR DUMP END", "HEAP DUMP END",
+                                       NULL};
+    size_t whole = len;
+    while (whole > 0 && t[whole - 1] != '\n')
+        whole--;
+    /* the lines backwards, to the last that begins or ends a section */
+    for (size_t i = whole; i > 0;) {
+        size_t st = i - 1;
+        while (st > 0 && t[st - 1] != '\n')
+            st--;
+        size_t n = i - 1 - st;
+        for (int k = 0; begins[k]; k++) {
+            size_t bl = strlen(begins[k]), el = strlen(ends[k]);
+            if (n >= el && memcmp(t + st, ends[k], el) == 0)
+                return whole; /* the last section is complete */
+            if (n >= bl && memcmp(t + st, begins[k], bl) == 0) {
+                *close = ends[k]; /* an unfinished section: closed by the caller */
+                return whole;
+            }
+        }
+        i = st;
+    }
+    return whole;
 }
 
 int rm_add_file(rm_model *m, const char *path, char *err, size_t errcap)
@@ -749,32 +868,33 @@ int rm_add_file(rm_model *m, const char *path, char *err, size_t errcap)
         return -1;
     }
     m->ninputs++;
+    /* standard input is read twice (text or binary first): spooled */
+    char *spool = NULL;
+    const char *rpath = path;
+    if (strcmp(path, "-") == 0) {
+        spool = rm_spool_stdin();
+        if (!spool) {
+            snprintf(err, errcap, "standard input: %s", strerror(errno));
+            return -1;
+        }
+        rpath = spool;
+    }
     struct stat st;
-    if (strcmp(path, "-") != 0 && stat(path, &st) == 0)
+    if (stat(rpath, &st) == 0)
         inp->bytes = (uint64_t)st.st_size;
-    /* text or binary: the first bytes say */
     size_t tlen = 0;
     char *text = NULL;
     uint8_t *bin = NULL;
     size_t binlen = 0;
     tp_extras *x = NULL;
+    hr_source *src = NULL;
+    int rc = -1;
     inp->kind = "binary";
-    {
-        FILE *f = fopen(path, "rb");
-        if (!f) {
-            snprintf(err, errcap, "%s: %s", path, strerror(errno));
-            return -1;
-        }
-        char head[64];
-        size_t hn = fread(head, 1, sizeof head, f);
-        fclose(f);
-        if (tp_is_text(head, hn)) {
-            text = rm_slurp(path, &tlen);
-            if (!text) {
-                snprintf(err, errcap, "%s: %s", path, strerror(errno));
-                return -1;
-            }
-        }
+    errno = 0;
+    int t = rm_read_text(rpath, &text, &tlen);
+    if (t < 0) {
+        snprintf(err, errcap, "%s: %s", path, strerror(errno));
+        goto early;
     }
     if (text) {
         const char *dash = NULL;
@@ -792,32 +912,42 @@ int rm_add_file(rm_model *m, const char *path, char *err, size_t errcap)
         tp_info info;
         char terr[256];
         if (tp_translate(text, tlen, &bin, &binlen, &info, terr, sizeof terr) != 0) {
-            size_t cut = rm_text_cut(text, tlen);
-            if (!cut || tp_translate(text, cut, &bin, &binlen, &info, err, errcap) != 0) {
-                snprintf(err, errcap, "%s: %s", path, terr);
-                free(text);
-                return -1;
+            /* cut short: the whole lines, the last section closed */
+            const char *close = NULL;
+            size_t cut = rm_text_cut(text, tlen, &close);
+            size_t cl = close ? strlen(close) : 0;
+            char *fixed = malloc(cut + cl + 2);
+            if (!fixed) {
+                snprintf(err, errcap, "out of memory");
+                goto early;
             }
-            rm_warn(m, "%s is cut short or damaged (%s): read up to its last complete section", path,
-                    terr);
-            tlen = cut;
+            memcpy(fixed, text, cut);
+            if (close) {
+                memcpy(fixed + cut, close, cl);
+                fixed[cut + cl] = '\n';
+            }
+            size_t fl = cut + (close ? cl + 1 : 0);
+            int ok = tp_translate(fixed, fl, &bin, &binlen, &info, err, errcap) == 0;
+            free(text);
+            text = fixed;
+            tlen = fl;
+            if (!ok) {
+                snprintf(err, errcap, "%s: %s", path, terr);
+                goto early;
+            }
+            rm_warn(m, "%s is cut short or damaged (%s): what comes before is shown", path, terr);
         }
         char xerr[128];
         if (tp_extras_parse(text, tlen, &x, xerr, sizeof xerr) != 0) {
             snprintf(err, errcap, "%s: %s", path, xerr);
-            free(text);
-            free(bin);
-            return -1;
+            goto early;
         }
     }
     int e = 0;
-    hr_source *src = bin ? hr_source_memory(bin, binlen) : hr_source_file(path, &e);
+    src = bin ? hr_source_memory(bin, binlen) : hr_source_file(rpath, &e);
     if (!src) {
         snprintf(err, errcap, "%s: %s", path, strerror(e ? e : ENOMEM));
-        tp_extras_free(x);
-        free(text);
-        free(bin);
-        return -1;
+        goto early;
     }
     rm_in in;
     memset(&in, 0, sizeof in);
@@ -827,7 +957,6 @@ int rm_add_file(rm_model *m, const char *path, char *err, size_t errcap)
     hu_map_init(&in.cls_name);
     hu_map_init(&in.frame_ix);
     in.h = histo_new();
-    int rc = -1;
     if (!in.h) {
         snprintf(err, errcap, "out of memory");
         goto out;
@@ -874,10 +1003,16 @@ int rm_add_file(rm_model *m, const char *path, char *err, size_t errcap)
     rc = 0;
 out:
     rm_in_cleanup(&in);
-    hr_source_close(src);
+early:
+    if (src)
+        hr_source_close(src);
     tp_extras_free(x);
     free(text);
     free(bin);
+    if (spool) {
+        unlink(spool);
+        free(spool);
+    }
     return rc;
 }
 

@@ -55,6 +55,13 @@ typedef struct rm_monitor {
     int32_t monitor; /* shared names (class) */
 } rm_monitor;
 
+typedef struct rm_mdump {
+    int32_t monitor; /* shared names, as written (Ljava/lang/Object;) */
+    uint32_t owner;  /* thread serial, 0 unowned */
+    int32_t entry_count;
+    uint32_t waiting_enter, waiting_notify;
+} rm_mdump;
+
 typedef struct rm_class_count {
     int32_t cls;
     uint64_t count, bytes;
@@ -109,6 +116,10 @@ typedef struct rm_model {
     uint64_t monitors_total_ms;
     int have_monitors;
     uint64_t monitor_dumps, waits, waiteds, waited_ms;
+    rm_mdump *mdump; /* the monitors of the last MONITOR DUMP */
+    size_t nmdump;
+    uint32_t mdump_threads; /* and its threads */
+    int have_mdump;
 
     int have_summary;
     uint64_t summary[4];

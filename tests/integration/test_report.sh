@@ -18,6 +18,7 @@
 #  - --diff: SitesDemo 200 against 2000 items shows Item grown by exactly
 #    the difference; CpuDemo 30/10 against 10/30 shows hotB grown; two runs
 #    of LambdaDemo diffed show no hidden-class address and no change;
+#  - files cut short give what they hold and a warning;
 #  - the HTML (-o) holds the data and no http:// or https:// reference;
 #  - bad input and bad usage: messages and exit statuses 1 and 2;
 #  - scripts/gen_report_perf.py's 100 000 distinct stacks: a page under 6 MB.
@@ -180,6 +181,22 @@ t = r.table(r.load('d$V.json'), 'sites-diff'); print(*[x[1:] for x in t['rows'] 
 t = r.table(r.load('ld$V.json'), 'histogram-diff')
 print(*sorted(' '.join(map(str, x)) for x in t['rows'] if x[0].startswith('LambdaDemo\$\$Lambda')), sep=',')")
     expect_eq "lambda rows" 'LambdaDemo$$Lambda+<hidden> 500 500 0' "$lam"
+
+    step "files cut short: what is there, and a warning"
+    # binary: the cut falls in the last record, CPU SAMPLES, which is lost;
+    # the records before it (settings, traces) stay
+    head -c $(($(stat -c %s cb$V.prof) - 100)) cb$V.prof >cbcut$V.prof
+    report cbcut$V.json cbcut$V.prof
+    grep -q '"warnings":\["cbcut'"$V"'.prof is cut short or damaged (truncated at byte' cbcut$V.json ||
+        fail "binary cut: no warning of the cut"
+    grep -q '\["depth","4"\]' cbcut$V.json || fail "binary cut: the settings before the cut are lost"
+    # text: the cut falls in the CPU SAMPLES rows: those before it are shown
+    head -c $(($(stat -c %s ca$V.prof) - 200)) ca$V.prof >cacut$V.txt
+    report cacut$V.json cacut$V.txt
+    grep -q "cacut$V.txt is cut short or damaged" cacut$V.json || fail "text cut: no warning of the cut"
+    n=$($RC through cacut$V.json cpu-samples CpuDemo.hotA)
+    want=$($RC through ca$V.json cpu-samples CpuDemo.hotA)
+    within "$n" "$want" 0.05 || fail "text cut: hotA's share $n, whole file $want"
 
     step "the HTML page: the data inside, nothing from the network"
     "$HPROF" report ca$V.prof sa$V.prof -o page$V.html --title "run $V" || fail "hprof report -o failed"

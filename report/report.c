@@ -854,8 +854,9 @@ static void rp_top_level(rp *p, const char *const *paths, size_t n, const report
     if (p->b)
         rp_strings(j, p->b->warnings, p->b->nwarnings, 0, "base: ");
     rj_arr_end(j);
-    rp_flame_list(p);
+    /* tables first: their rows' traces come first in the traces budget */
     rp_tables(p);
+    rp_flame_list(p);
     rj_key(j, "heap");
     if (p->m->have_heap) {
         size_t classes = 0;

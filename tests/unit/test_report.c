@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hprof/hprof_format.h"
 #include "hprof_report.h"
 #include "rj_json.h"
 #include "rt_trie.h"
@@ -289,6 +290,106 @@ static void test_report_diff(void)
     free(b);
 }
 
+
+/* A binary profile made with the writer: CONTROL SETTINGS (depth 2), the
+ * agent's site notes (live note, sample=1024 and the rows' samples), two
+ * CPU SAMPLES records (summed), a primitive array site without LOAD CLASS. */
+static char *tr_binary(void)
+{
+    hw_sink *sink;
+    hw_writer *w = tu_mem_writer(8, &sink);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    hw_utf8z(w, 1, "app/Main");
+    hw_utf8z(w, 2, "main");
+    hw_utf8z(w, 3, "Main.java");
+    hw_utf8z(w, 4, "work");
+    hw_utf8z(w, 5, "app/Main$Node");
+    hw_utf8z(w, 6, "()V");
+    hw_load_class(w, 1, 0x100, 0, 1);
+    hw_load_class(w, 2, 0x200, 0, 5);
+    hw_frame(w, 10, 2, 6, 3, 1, 5);
+    hw_frame(w, 11, 4, 6, 3, 1, 9);
+    hprof_id t301[] = {11, 10}, t302[] = {10};
+    hw_trace(w, 301, 1, 2, t301);
+    hw_trace(w, 302, 1, 1, t302);
+    hw_control_settings(w, HPROF_CTRL_ALLOC_TRACES | HPROF_CTRL_CPU_SAMPLING, 2);
+    hw_utf8z(w, 0x7000000000000001ull, HPROF_SITES_NOTE "live as of the last GC <x>");
+    hw_utf8z(w, 0x7000000000000002ull, HPROF_SITES_SAMPLES "1024 3/2 1/0");
+    hw_alloc_sites_head h = {0, 0.0f, 100, 4, 264, 10};
+    hw_alloc_site sites[] = {{0, 2, 301, 100, 4, 200, 8}, {HPROF_TYPE_INT, 0, 302, 0, 0, 64, 2}};
+    hw_alloc_sites(w, &h, sites, 2);
+    hw_cpu_sample c1[] = {{7, 301}, {3, 302}}, c2[] = {{5, 301}};
+    hw_cpu_samples(w, 10, c1, 2);
+    hw_cpu_samples(w, 5, c2, 1);
+    char msg[128];
+    CU_ASSERT_EQUAL_FATAL(hw_writer_close(w, msg, sizeof msg), 0);
+    size_t len;
+    uint8_t *data = tu_sink_copy(sink, &len);
+    hw_sink_free(sink);
+    char *path = malloc(256);
+    snprintf(path, 256, "/tmp/test_report_%d_bin.hprof", (int)getpid());
+    FILE *f = fopen(path, "wb");
+    fwrite(data, 1, len, f);
+    fclose(f);
+    free(data);
+    return path;
+}
+
+static void test_report_binary(void)
+{
+    char *b = tr_binary();
+    const char *paths[] = {b};
+    char *json;
+    size_t len;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(report_json(paths, 1, NULL, &json, &len, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[\"id size\",\"8\"],[\"created\",\"2023-11-14T22:13:20Z\"],"
+                                        "[\"depth\",\"2\"],[\"cpu\",\"samples\"],[\"alloc traces\",\"on\"]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"depth=2 cuts stacks: 50% of traces have exactly 2 frames,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"only 15 CPU samples (fewer than 100): shares are rough\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"live counts: live as of the last GC \\u003cx\\u003e\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "estimates from 4 allocation samples (sample=1024 bytes)"));
+    /* the two CPU SAMPLES records summed: main 3 (its own trace), work 12 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"unit\":\"samples\",\"total\":15,\"estimate\":null,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"depth\":[0,1,2],\"self\":[0,3,12],\"kind\":[0,0,0],"
+                                        "\"trace\":[0,302,301]}"));
+    /* the sites: app.Main.work then int[] under main (name order), classes
+     * as leaves of kind 1, the primitive array named by its type */
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"id\":\"alloc-bytes\",\"title\":\"Allocated bytes\","
+                                        "\"unit\":\"bytes\",\"total\":264,"
+                                        "\"estimate\":\"estimated from 4 samples (sample=1024 bytes)\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"depth\":[0,1,2,3,2],\"self\":[0,0,0,200,64],"
+                                        "\"kind\":[0,0,0,1,1],\"trace\":[0,0,0,301,302]}"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[1,100.00,100.00,100,4,200,8,301,\"app.Main$Node\"]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[2,0.00,100.00,0,0,64,2,302,\"int[]\"]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"301\":{\"thread\":1,\"frames\":[["));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, ",\"Main.java\",9],["));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"kind\":\"binary\""));
+    free(json);
+
+    /* the same file twice: flames add up, the second's traces apart */
+    const char *twice[] = {b, b};
+    CU_ASSERT_EQUAL_FATAL(report_json(twice, 2, NULL, &json, &len, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"depth\":[0,1,2],\"self\":[0,6,24],"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"1000000301\":{"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[1,40.00,40.00,12,301,\"app.Main.work\"]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[2,40.00,80.00,12,1000000301,\"app.Main.work\"]"));
+    free(json);
+
+    /* max_rows: the table cut and its note says so */
+    report_opts o;
+    memset(&o, 0, sizeof o);
+    o.max_rows = 1;
+    o.max_traces = 1;
+    CU_ASSERT_EQUAL_FATAL(report_json(paths, 1, &o, &json, &len, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "the first 1 of 2 rows"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"traces\":{\"301\":{"));
+    CU_ASSERT_PTR_NULL(strstr(json, "\"302\":{"));
+    free(json);
+    unlink(b);
+    free(b);
+}
+
 static int tr_suites(void)
 {
     CU_pSuite s = CU_add_suite("report", NULL, NULL);
@@ -299,7 +400,8 @@ static int tr_suites(void)
         !CU_add_test(s, "trie preorder", test_trie_preorder) ||
         !CU_add_test(s, "trie filter and deep", test_trie_filter_and_deep) ||
         !CU_add_test(s, "report profile", test_report_profile) ||
-        !CU_add_test(s, "report diff", test_report_diff))
+        !CU_add_test(s, "report diff", test_report_diff) ||
+        !CU_add_test(s, "report binary", test_report_binary))
         return -1;
     return 0;
 }

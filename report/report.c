@@ -230,6 +230,13 @@ static void rp_flame_list(rp *p)
 
 /* ------------------------------------------------------------------ tables */
 
+/* qsort of n elements; an empty array may be NULL (qsort's may not). */
+static void rp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(base, n, size, cmp);
+}
+
 /* Columns from "key|label|type" strings. */
 static void rp_columns(rj *j, const char *const *spec, size_t n)
 {
@@ -362,7 +369,7 @@ static void rp_sites_table(rp *p, rm_model *m)
         "rank|rank|int",          "self|self|pct",          "accum|accum|pct",
         "live_bytes|live bytes|int", "live_objs|live objs|int", "alloc_bytes|alloc bytes|int",
         "alloc_objs|alloc objs|int", "trace|trace|trace",      "class|class|text"};
-    qsort(m->sites, m->nsites, sizeof *m->sites, m->sites_by_alloc ? rp_site_cmp_alloc : rp_site_cmp_live);
+    rp_sort(m->sites, m->nsites, sizeof *m->sites, m->sites_by_alloc ? rp_site_cmp_alloc : rp_site_cmp_live);
     char title[256], note[1100], est[256] = "";
     snprintf(title, sizeof title, "SITES (the last of the file%s, ordered by %s bytes) at %s",
              m->ninputs > 1 ? "s" : "", m->sites_by_alloc ? "allocated" : "live",
@@ -403,7 +410,7 @@ static void rp_cpu_table(rp *p, rm_model *m)
     static const char *const cols[] = {"rank|rank|int", "self|self|pct", "accum|accum|pct",
                                        "count|count|int", "trace|trace|trace",
                                        "method|method|text"};
-    qsort(m->cpu, m->ncpu, sizeof *m->cpu, rp_count_cmp);
+    rp_sort(m->cpu, m->ncpu, sizeof *m->cpu, rp_count_cmp);
     char title[128], note[256];
     snprintf(title, sizeof title, "CPU SAMPLES (total = %" PRIu64 ", every record summed)",
              m->cpu_total);
@@ -432,7 +439,7 @@ static void rp_times_table(rp *p, rm_model *m)
         "rank|rank|int",   "self|self|pct",       "accum|accum|pct",
         "count|calls|int", "trace|trace|trace",   "method|method|text",
         "self_ms|self ms|float", "total_ms|total ms|float"};
-    qsort(m->times, m->ntimes, sizeof *m->times, rp_time_cmp);
+    rp_sort(m->times, m->ntimes, sizeof *m->times, rp_time_cmp);
     uint64_t whole = 0;
     for (size_t i = 0; i < m->ntimes; i++)
         whole += m->times[i].self_us;
@@ -473,7 +480,7 @@ static void rp_monitor_table(rp *p, rm_model *m)
     static const char *const cols[] = {"rank|rank|int", "self|self|pct", "accum|accum|pct",
                                        "count|count|int", "trace|trace|trace",
                                        "monitor|monitor|text"};
-    qsort(m->monitors, m->nmonitors, sizeof *m->monitors, rp_mon_cmp);
+    rp_sort(m->monitors, m->nmonitors, sizeof *m->monitors, rp_mon_cmp);
     uint64_t whole = 0;
     for (size_t i = 0; i < m->nmonitors; i++)
         whole += m->monitors[i].us;
@@ -566,7 +573,7 @@ static void rp_heap_tables(rp *p, rm_model *m)
         hr[i].cls = m->histo[i].cls;
         hr[i].name = rt_names_get(p->names, hr[i].cls);
     }
-    qsort(hr, m->nhisto, sizeof *hr, rp_hrow_cmp);
+    rp_sort(hr, m->nhisto, sizeof *hr, rp_hrow_cmp);
     char note[256];
     size_t n = rp_cap_rows(p, m->nhisto,
                            "shallow sizes as HotSpot counts them (12-byte header, 4-byte "
@@ -679,7 +686,7 @@ static void rp_diff_table(rp *p, int histo)
                     p->oom = 1;
         }
     }
-    qsort(rows, n, sizeof *rows, rp_dr_cmp);
+    rp_sort(rows, n, sizeof *rows, rp_dr_cmp);
     static const char *const cols[] = {"class|class|text", "before|before|int", "after|after|int",
                                        "change|change|int"};
     char note[256];

@@ -7,8 +7,8 @@
  * source, line), SITES (one ALLOC SITES record per section), CPU SAMPLES,
  * HEAP SUMMARY. What has no binary record and is only counted (tp_info):
  * CPU TIME, MONITOR DUMP/TIME, WAIT/WAITED lines, HEAP DUMP sections (their
- * text does not carry field values). Method signatures are not in the text:
- * frames get an empty one. */
+ * text does not carry field values): tp_extras.h reads those for `hprof
+ * report`. Method signatures are not in the text: frames get an empty one. */
 #ifndef TP_TEXT_H
 #define TP_TEXT_H
 

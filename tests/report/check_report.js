@@ -10,6 +10,8 @@
  *   --view fwd|rev          call tree, or the reverse (callers) view
  *   --frame NAME:MIN:MAX    the widest rendered frame whose name contains NAME
  *                           has a total share of the root within [MIN, MAX] %
+ *   --delta NAME:MIN:MAX    (diff) that frame's change of share, in points of
+ *                           percentage (new share - base share), is within bounds
  *   --no-frame NAME         no rendered frame's name contains NAME
  *   --zoom NAME             click that frame: it spans the graph's width and
  *                           its children are rendered; then Esc zooms back out
@@ -61,7 +63,7 @@ async function main() {
   const file = path.resolve(args[0]);
   if (!fs.existsSync(file)) usage(file + ': no such file');
   const checks = [];
-  const known = new Set(['--flame', '--view', '--frame', '--no-frame', '--zoom', '--search', '--tooltip', '--table', '--sort',
+  const known = new Set(['--flame', '--view', '--frame', '--delta', '--no-frame', '--zoom', '--search', '--tooltip', '--table', '--sort',
     '--cell', '--trace', '--text', '--screenshot', '--max-render-ms', '--max-load-ms']);
   for (let i = 1; i < args.length; i += 2) {
     if (!known.has(args[i])) usage('unknown option ' + args[i]);
@@ -76,7 +78,11 @@ async function main() {
   const failures = [];
   const fail = (m) => failures.push(m);
   const url = pathToFileURL(file).href;
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
+  /* no background connections: the machine's network is closed, and the
+   * check is that the page asks for nothing */
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true,
+    args: ['--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update',
+           '--no-first-run', '--disable-sync'] });
   let current = '(loading)';
   const out = { file: path.basename(file), bytes: fs.statSync(file).size, checks: checks.length };
   try {
@@ -143,7 +149,9 @@ async function main() {
       } else if (opt === '--view') {
         if (!(await needFlame(opt))) continue;
         if (val !== 'fwd' && val !== 'rev') usage('--view fwd|rev');
+        const t0 = Date.now();
         await page.click('#view-' + val + '-' + flame);
+        out['view_' + val + '_ms'] = Date.now() - t0;
         const mode = await page.$eval(gsel(), (g) => g.dataset.mode);
         if (mode !== val) fail('--view ' + val + ': the graph shows ' + mode);
       } else if (opt === '--frame') {
@@ -154,6 +162,14 @@ async function main() {
         const share = 100 * f.total / f.rootTotal;
         if (!(share >= number(lo, opt) && share <= number(hi, opt)))
           fail('--frame ' + val + ': "' + f.name + '" has ' + share.toFixed(2) + '% (' + f.total + ' of ' + f.rootTotal + ')');
+      } else if (opt === '--delta') {
+        if (!(await needFlame(opt))) continue;
+        const [name, lo, hi] = splitRight(val, 2, opt);
+        const f = await widest(name);
+        if (!f) { fail('--delta ' + val + ': no frame named "' + name + '" rendered in ' + flame); continue; }
+        const d = await page.$eval(gsel() + ' .f[data-i="' + f.i + '"]', (e) => e.dataset.delta);
+        if (d === undefined) fail('--delta ' + val + ': the frame has no change of share (not a diff?)');
+        else if (!(+d >= number(lo, opt) && +d <= number(hi, opt))) fail('--delta ' + val + ': "' + f.name + '" changed by ' + d + ' points');
       } else if (opt === '--no-frame') {
         if (!(await needFlame(opt))) continue;
         const f = await widest(val);

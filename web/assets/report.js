@@ -209,6 +209,7 @@ performance.mark('hprof-start');
   };
   FlameView.prototype.setZoom = function (i) {
     this.zoom = i;
+    hideTip();
     this.render();
     this.showDetails(i);
   };
@@ -264,10 +265,12 @@ performance.mark('hprof-start');
     function add(i, x, w, cls) {
       const e = document.createElement('div');
       const nm = t.name[i];
+      const delta = self.diff ? (T > 0 ? t.total[i] / T : 0) - (BT > 0 ? t.btotal[i] / BT : 0) : 0;
       let bg;
       if (mn && nm >= 0 && mn[nm]) bg = '#ee5bd8';
-      else if (self.diff && i > 0) bg = diffColour((T > 0 ? t.total[i] / T : 0) - (BT > 0 ? t.btotal[i] / BT : 0), maxAbs);
+      else if (self.diff && i > 0) bg = diffColour(delta, maxAbs);
       else bg = frameColour(nm, t.kind[i] || 0);
+      if (self.diff) e.dataset.delta = (100 * delta).toFixed(2);
       e.className = cls + (mn && nm >= 0 && mn[nm] ? ' m' : '') + (t.kind[i] === 1 ? ' k1' : '') + (w < NARROW ? ' nt' : '');
       e.style.cssText = 'left:' + x.toFixed(1) + 'px;width:' + w.toFixed(1) + 'px;top:' + (t.depth[i] * ROW) + 'px;background:' + bg;
       e.dataset.i = i;

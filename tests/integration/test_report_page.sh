@@ -91,7 +91,9 @@ check diff.html --flame cpu-samples \
     --frame CpuDemo.hotB:60:60 --frame CpuDemo.hotA:20:20 --frame CpuDemo.parse:15:15 \
     --delta CpuDemo.hotB:30:30 --delta CpuDemo.hotA:-40:-40 --delta CpuDemo.parse:15:15 \
     --delta CpuDemo.Lambda.run:-5:-5 --delta CpuDemo.main:0:0 \
-    --tooltip CpuDemo.hotB --text "base: base.hprof.txt" --table sites-diff:2 --screenshot shot-diff.png
+    --tooltip CpuDemo.hotB --text "base: base.hprof.txt" --table sites-diff:2 --screenshot shot-diff.png \
+    --view rev --frame CpuDemo.hotB:60:60 --delta CpuDemo.hotB:30:30 --delta CpuDemo.parse:15:15 \
+    --search /hot/:80:80
 
 step "the harness fails when it must"
 set +e

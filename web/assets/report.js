@@ -187,7 +187,13 @@ performance.mark('hprof-start');
       h('div', {class: 'toolbar'}, [h('span', {class: 'seg'}, [this.bFwd, this.bRev]), reset, this.search, this.matched]),
       h('p', {class: 'info', text: info.join(' \u00b7 ')}),
       f.estimate ? h('p', {class: 'estimate', text: 'Estimates: ' + f.estimate}) : null].filter(Boolean));
-    this.graph = h('div', {class: 'flame', id: 'flame-' + id, role: 'tree', 'aria-label': f.title});
+    if (!this.diff) {
+      const sw = (c, label) => h('span', {class: 'sw'}, [h('i', {style: 'background:' + c}), label]);
+      const kinds = new Set(f.nodes.kind || []);
+      this.panel.append(h('p', {class: 'legend'}, [sw('hsl(12,80%,62%)', 'application code'), sw('hsl(46,85%,62%)', 'JDK'),
+        kinds.has(1) ? sw('hsl(205,65%,72%)', 'allocated class') : null, sw('#ee5bd8', 'search match')]));
+    }
+    this.graph = h('div', {class: 'flame', id: 'flame-' + id, role: 'group', 'aria-label': f.title});
     this.details = h('div', {class: 'details', id: 'details-' + id});
     this.panel.append(this.graph, this.details);
     this.graph.addEventListener('click', (e) => {

@@ -339,7 +339,7 @@ performance.mark('hprof-start');
     this.details.append(
       h('div', {}, [h('b', {text: nameOf(t.name[i])}),
         ' \u2014 total ' + num(t.total[i]) + u + ' (' + pct(t.total[i], T) + ')' + (this.mode === 'rev' ? ' ' : ', self ' + num(t.self[i]) + u + ' '),
-        t.trace[i] ? traceLink(t.trace[i], 'trace ' + t.trace[i]) : null,
+        !t.trace[i] ? null : D.traces && D.traces[String(t.trace[i])] ? traceLink(t.trace[i], 'trace ' + t.trace[i]) : 'trace ' + t.trace[i],
         ' ', h('button', {type: 'button', text: 'Back to all', onclick: () => this.setZoom(0)})]),
       h('div', {class: 'dim', text: this.mode === 'rev' ? 'frame, then its callers:' : 'stack, top frame first:'}),
       h('ol', {class: 'stack'}, path.map((p) => h('li', {text: p}))));

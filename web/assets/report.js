@@ -10,13 +10,15 @@
  * (class "f") carrying their name as text and data-name, data-self,
  * data-total, data-i; body.dataset.ready = "1" after the first render; the
  * performance measure "hprof-render" spans script start to that render.
- * Only frames at least MIN_W px wide are put in the DOM.
+ * Only frames at least MIN_W px wide are put in the DOM (all frames of a
+ * graph of at most ALL_FRAMES nodes).
  */
 'use strict';
 performance.mark('hprof-start');
 (function () {
   const ROW = 17;
   const MIN_W = 1;
+  const ALL_FRAMES = 5000;  /* a graph this small gets every frame, even sub-pixel ones, in the DOM */
   const NARROW = 28;  /* narrower frames keep their text, drawn transparent */
   const TABLE_LIMIT = 500;
   const HEAP_TABLES = new Set(['histogram', 'roots', 'histogram-diff', 'heap-summary']);
@@ -230,7 +232,8 @@ performance.mark('hprof-start');
       const re = /^\/(.+)\/([a-z]*)$/.exec(q);
       if (re) {
         try {
-          const r = new RegExp(re[1], re[2].includes('i') ? re[2] : re[2] + 'i');
+          /* as written (case-sensitive unless /i); no g or y: test() would keep state */
+          const r = new RegExp(re[1], re[2].replace(/[gy]/g, ''));
           test = (s) => r.test(s);
         } catch (err) {
           this.matched.textContent = 'bad regex: ' + err.message;
@@ -288,18 +291,19 @@ performance.mark('hprof-start');
     }
     for (let a = t.parent[this.zoom]; a >= 0; a = t.parent[a]) add(a, 0, W, 'f anc');
     const zt = t.total[this.zoom], scale = zt > 0 ? W / zt : 0;
+    const minW = t.n <= ALL_FRAMES ? 0 : MIN_W;
     const stack = [this.zoom, 0];
     let count = 0;
     while (stack.length) {
       const x = stack.pop(), i = stack.pop();
       const w = i === this.zoom ? W : t.total[i] * scale;
-      if (w < MIN_W) continue;
+      if (w < minW || !(w > 0)) continue;
       add(i, x, w, i === this.zoom ? 'f zoom' : 'f');
       count++;
       let cx = x;
       for (let c = i + 1; c < t.end[i]; c = t.end[c]) {
         const cw = t.total[c] * scale;
-        if (cw >= MIN_W) stack.push(c, cx);
+        if (cw >= minW && cw > 0) stack.push(c, cx);
         cx += cw;
       }
     }

@@ -176,12 +176,13 @@ echo "big.html: $size bytes"
 # the expected shares, from the data with python (independently of the page):
 # the subtree of the depth-1 frame java.lang.Thread.run, and the stacks
 # holding a frame whose name holds "hashmap" (case-insensitive), each once
-read -r thread hashmap < <(python3 - big.json <<'EOF'
+# and the self counts of java.util.HashMap.get (the reverse view's first row)
+read -r thread hashmap hmget < <(python3 - big.json <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 names, n = d["names"], d["flames"][0]["nodes"]
 total = sum(n["self"])
-path, thread, hm = [], 0, 0
+path, thread, hm, get = [], 0, 0, 0
 for nm, dp, s in zip(n["name"], n["depth"], n["self"]):
     del path[dp:]
     path.append(nm)
@@ -189,7 +190,9 @@ for nm, dp, s in zip(n["name"], n["depth"], n["self"]):
         thread += s
     if s and any(x >= 0 and "hashmap" in names[x].lower() for x in path):
         hm += s
-print("%.2f %.2f" % (100 * thread / total, 100 * hm / total))
+    if names[nm] == "java.util.HashMap.get":
+        get += s
+print("%.2f %.2f %.2f" % (100 * thread / total, 100 * hm / total, 100 * get / total))
 EOF
 )
 check big.html --flame cpu-samples --max-render-ms 2000 --max-load-ms 2000 \
@@ -197,5 +200,6 @@ check big.html --flame cpu-samples --max-render-ms 2000 --max-load-ms 2000 \
     --search "hashmap:$(lo "$hashmap"):$(hi "$hashmap")" \
     --zoom java.util.concurrent.FutureTask.run --tooltip java.util.concurrent.ForkJoinPool.scan \
     --screenshot shot-big.png --view rev --search "hashmap:$(lo "$hashmap"):$(hi "$hashmap")" \
+    --frame "java.util.HashMap.get:$(lo "$hmget"):$(hi "$hmget")" --zoom java.util.HashMap.get \
     --screenshot shot-big-reverse.png --table cpu-samples:657 | tee big.measure
 echo "test_report_page: all checks passed (screenshots: $WORK/shot-*.png)"

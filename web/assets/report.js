@@ -98,40 +98,66 @@ performance.mark('hprof-start');
    * frame down to its outermost caller: the root's children are the methods
    * (or allocated classes) where the counts are, their children the callers. */
   function reverseTree(t) {
-    const NN = names.length + 1;
-    const key = new Map();
+    /* the trie of reversed stacks; (parent, name) -> child in an open-addressing
+     * table of typed arrays (a Map of 2.5 million keys was the slow part) */
+    let cap = 1 << 16, used = 0;
+    let hp = new Int32Array(cap).fill(-1), hn = new Int32Array(cap), hv = new Int32Array(cap);
+    const slot = (p, nm) => {
+      let h = (Math.imul(p, 0x9E3779B1) ^ Math.imul(nm + 1, 0x85EBCA6B)) & (cap - 1);
+      while (hp[h] !== -1 && (hp[h] !== p || hn[h] !== nm)) h = (h + 1) & (cap - 1);
+      return h;
+    };
+    const grow = () => {
+      const op = hp, on = hn, ov = hv;
+      cap *= 2;
+      hp = new Int32Array(cap).fill(-1); hn = new Int32Array(cap); hv = new Int32Array(cap);
+      for (let k = 0; k < op.length; k++) if (op[k] !== -1) { const h = slot(op[k], on[k]); hp[h] = op[k]; hn[h] = on[k]; hv[h] = ov[k]; }
+    };
     const rName = [-1], rParent = [-1], rSelf = [0], rKind = [0], rTrace = [0], rBase = t.base ? [0] : null;
     for (let i = 1; i < t.n; i++) {
       const s = t.self[i], b = t.base ? t.base[i] || 0 : 0;
       if (s === 0 && b === 0) continue;
       let p = 0;
       for (let j = i; j > 0; j = t.parent[j]) {
-        const k = p * NN + t.name[j] + 1;
-        let c = key.get(k);
-        if (c === undefined) {
+        const nm = t.name[j], h = slot(p, nm);
+        let c;
+        if (hp[h] === -1) {
           c = rName.length;
-          key.set(k, c);
-          rName.push(t.name[j]); rParent.push(p); rSelf.push(0); rKind.push(t.kind[j] || 0); rTrace.push(0);
+          rName.push(nm); rParent.push(p); rSelf.push(0); rKind.push(t.kind[j] || 0); rTrace.push(0);
           if (rBase) rBase.push(0);
-        }
+          hp[h] = p; hn[h] = nm; hv[h] = c;
+          if (++used * 2 > cap) grow();
+        } else c = hv[h];
         p = c;
       }
       rSelf[p] += s;
       if (rBase) rBase[p] += b;
       if (t.trace[i]) rTrace[p] = t.trace[i];
     }
-    const m = rName.length, kids = new Array(m);
-    for (let c = 1; c < m; c++) (kids[rParent[c]] || (kids[rParent[c]] = [])).push(c);
-    const oName = [], oDepth = [], oSelf = [], oKind = [], oTrace = [], oBase = rBase ? [] : null;
-    const stack = [0], dstack = [0];
-    while (stack.length) {
-      const c = stack.pop(), d = dstack.pop();
-      oName.push(rName[c]); oDepth.push(d); oSelf.push(rSelf[c]); oKind.push(rKind[c]); oTrace.push(rTrace[c]);
-      if (oBase) oBase.push(rBase[c]);
-      const ks = kids[c];
-      if (!ks) continue;
-      ks.sort((a, b) => { const x = nameOf(rName[a]), y = nameOf(rName[b]); return x < y ? 1 : x > y ? -1 : 0; });
-      for (const k of ks) { stack.push(k); dstack.push(d + 1); }
+    /* children in name order: names ranked once, integer compares */
+    const byName = names.map((_, k) => k).sort((a, b) => { const x = String(names[a]), y = String(names[b]); return x < y ? -1 : x > y ? 1 : 0; });
+    const rank = new Int32Array(names.length + 1);
+    byName.forEach((k, r) => { rank[k + 1] = r + 1; });
+    /* children lists in one array (first[p] .. first[p + 1]), each sorted by
+     * name, descending: the stack below pops them in name order */
+    const m = rName.length, first = new Int32Array(m + 1), kid = new Int32Array(m);
+    for (let c = 1; c < m; c++) first[rParent[c] + 1]++;
+    for (let k = 1; k <= m; k++) first[k] += first[k - 1];
+    const at = first.slice(0, m);
+    for (let c = 1; c < m; c++) kid[at[rParent[c]]++] = c;
+    const byRank = (a, b) => rank[rName[b] + 1] - rank[rName[a] + 1];
+    for (let p = 0; p < m; p++) if (first[p + 1] - first[p] > 1) kid.subarray(first[p], first[p + 1]).sort(byRank);
+    const oName = new Int32Array(m), oDepth = new Int32Array(m), oSelf = new Float64Array(m), oKind = new Int8Array(m),
+      oTrace = new Float64Array(m), oBase = rBase ? new Float64Array(m) : null;
+    const stack = new Int32Array(m), dstack = new Int32Array(m);
+    let sp = 1, o = 0;
+    while (sp > 0) {
+      sp--;
+      const c = stack[sp], d = dstack[sp];
+      oName[o] = rName[c]; oDepth[o] = d; oSelf[o] = rSelf[c]; oKind[o] = rKind[c]; oTrace[o] = rTrace[c];
+      if (oBase) oBase[o] = rBase[c];
+      o++;
+      for (let k = first[c]; k < first[c + 1]; k++) { stack[sp] = kid[k]; dstack[sp] = d + 1; sp++; }
     }
     return Tree(oName, oDepth, oSelf, oKind, oTrace, oBase);
   }

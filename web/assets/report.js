@@ -172,6 +172,7 @@ performance.mark('hprof-start');
     if (nameIx < 0) c = 'hsl(0,0%,80%)';
     else if (kind === 1) c = 'hsl(' + (195 + x % 25) + ',65%,' + (68 + (x >> 8) % 12) + '%)';
     else if (kind === 2) c = 'hsl(150,25%,' + (70 + x % 10) + '%)';
+    else if (s.startsWith('<')) c = 'hsl(30,8%,' + (72 + x % 8) + '%)';  /* <no Java frames> and the like */
     else if (/^(java|javax|jdk|sun|com\.sun)\./.test(s)) c = 'hsl(' + (40 + x % 15) + ',85%,' + (58 + (x >> 8) % 10) + '%)';
     else c = 'hsl(' + (x % 30) + ',80%,' + (58 + (x >> 8) % 10) + '%)';
     colourCache.set(key, c);

@@ -1,7 +1,7 @@
 /*
  * report.js: the hprof report page's script (hand-written, no library,
  * nothing fetched). Reads the report data (the JSON document of
- * docs/report.md, element #hprof-data) and draws: warnings, one tab per
+ * docs/report.md, the page's JSON script element, after this script) and draws: warnings, one tab per
  * flame graph (call tree and reverse "callers" view, zoom, search, tooltip,
  * diff colouring), the sortable tables with their traces, the heap summary
  * and the settings.
@@ -490,7 +490,11 @@ performance.mark('hprof-start');
   }
 
   function start() {
-    const raw = document.getElementById('hprof-data').textContent;
+    /* the page's one JSON script element (its id is spelled only there, so
+     * that a script can find the data by it) */
+    const el = document.querySelector('script[type="application/json"]');
+    if (!el) throw new Error('no report data in the page');
+    const raw = el.textContent;
     D = JSON.parse(raw);
     if (!D || D.format !== 'hprof-report') throw new Error('not an hprof report data document');
     names = D.names || [];
@@ -552,18 +556,24 @@ performance.mark('hprof-start');
     resizeT = setTimeout(() => { if (views[activeTab]) views[activeTab].render(); }, 100);
   });
 
-  document.body.append(h('aside', {id: 'trace-box', role: 'dialog', 'aria-label': 'trace'}));
-  document.getElementById('trace-box').hidden = true;
-  try {
-    start();
-  } catch (err) {
-    const w = document.getElementById('warnings');
-    w.hidden = false;
-    w.append(h('p', {class: 'error', text: 'This report could not be shown: ' + err.message}));
-    console.error('hprof report: ' + err.message);
+  /* the data element comes after this script (it is the page's last one):
+   * draw once the document is parsed */
+  function boot() {
+    document.body.append(h('aside', {id: 'trace-box', role: 'dialog', 'aria-label': 'trace'}));
+    document.getElementById('trace-box').hidden = true;
+    try {
+      start();
+    } catch (err) {
+      const w = document.getElementById('warnings');
+      w.hidden = false;
+      w.append(h('p', {class: 'error', text: 'This report could not be shown: ' + err.message}));
+      console.error('hprof report: ' + err.message);
+    }
+    void document.body.offsetHeight;
+    performance.mark('hprof-rendered');
+    performance.measure('hprof-render', 'hprof-start', 'hprof-rendered');
+    document.body.dataset.ready = '1';
   }
-  void document.body.offsetHeight;
-  performance.mark('hprof-rendered');
-  performance.measure('hprof-render', 'hprof-start', 'hprof-rendered');
-  document.body.dataset.ready = '1';
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);
+  else boot();
 })();

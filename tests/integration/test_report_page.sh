@@ -52,6 +52,8 @@ lo() { awk -v x="$1" 'BEGIN { printf "%.2f", x - 0.01 }'; }
 hi() { awk -v x="$1" 'BEGIN { printf "%.2f", x + 0.01 }'; }
 lo4() { awk -v x="$1" 'BEGIN { printf "%.4f", x - 0.0001 }'; }
 hi4() { awk -v x="$1" 'BEGIN { printf "%.4f", x + 0.0001 }'; }
+# 1234567 -> 1,234,567 (the page's spelling of counts)
+commas() { echo "$1" | sed ':a; s/\B[0-9]\{3\}\>/,&/; ta'; }
 
 step "pages from the sample data"
 for n in cpu alloc diff; do
@@ -76,6 +78,9 @@ check cpu.html --flame cpu-samples \
     --sort cpu-samples:count --cell cpu-samples:1:count:600 --sort cpu-samples:count --cell cpu-samples:1:count:20 \
     --trace "300002:java.lang.Math.sqrt(Math.java:Native method)" \
     --trace "300004:CpuDemo.work(CpuDemo.java:31)" --screenshot shot-cpu-table.png \
+    --table hot-cpu-samples:4 --cell hot-cpu-samples:1:method:CpuDemo.hotA --cell hot-cpu-samples:1:self:630 \
+    --cell hot-cpu-samples:1:self_pct:63.00% --cell hot-cpu-samples:1:total:780 --cell hot-cpu-samples:1:total_pct:78.00% \
+    --cell hot-cpu-samples:3:method:java.lang.Math.sqrt --cell "hot-cpu-samples:4:method:<no Java frames>" \
     --max-render-ms 1000
 
 step "alloc: the three flame graphs, allocated classes, estimates, heap"
@@ -86,6 +91,8 @@ check alloc.html --flame alloc-bytes \
     --view rev --frame "byte[]:90:90" --frame java.lang.String:4.8:4.8 \
     --flame alloc-objects --frame java.lang.String:48.23:48.24 --frame AllocDemo.makeBytes:3.21:3.22 \
     --flame live-bytes --frame "byte[]:66.66:66.67" --search "/\[\]$/:92:92" \
+    --cell "hot-alloc-bytes:1:method:byte[]" --cell hot-alloc-bytes:1:self:900,000 --cell hot-alloc-bytes:1:self_pct:90.00% \
+    --cell hot-live-bytes:2:method:java.lang.Object[] --cell hot-live-bytes:2:total_pct:8.67% --table hot-live-bytes:3 \
     --table sites:4 --table histogram:4 --table roots:4 --table heap-summary:1 \
     --cell sites:4:class:java.lang.String --sort sites:alloc_bytes --cell sites:2:alloc_bytes:100000 \
     --trace "200004:java.util.ArrayList.grow(ArrayList.java:237)" \
@@ -176,13 +183,20 @@ echo "big.html: $size bytes"
 # the expected shares, from the data with python (independently of the page):
 # the subtree of the depth-1 frame java.lang.Thread.run, and the stacks
 # holding a frame whose name holds "hashmap" (case-insensitive), each once
-# and the self counts of java.util.HashMap.get (the reverse view's first row)
-read -r thread hashmap hmget < <(python3 - big.json <<'EOF'
+# and the self counts of java.util.HashMap.get (the reverse view's first row),
+# and the method with the most self counts: name, self, total (stacks once)
+read -r thread hashmap hmget hot hotself hottotal < <(python3 - big.json <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 names, n = d["names"], d["flames"][0]["nodes"]
 total = sum(n["self"])
 path, thread, hm, get = [], 0, 0, 0
+selfby = {}
+for nm, s in zip(n["name"], n["self"]):
+    if nm >= 0:
+        selfby[nm] = selfby.get(nm, 0) + s
+hot = min(selfby, key=lambda k: (-selfby[k], k))
+hottotal = 0
 for nm, dp, s in zip(n["name"], n["depth"], n["self"]):
     del path[dp:]
     path.append(nm)
@@ -192,7 +206,10 @@ for nm, dp, s in zip(n["name"], n["depth"], n["self"]):
         hm += s
     if names[nm] == "java.util.HashMap.get":
         get += s
-print("%.2f %.2f %.2f" % (100 * thread / total, 100 * hm / total, 100 * get / total))
+    if s and hot in path:
+        hottotal += s
+print("%.2f %.2f %.2f %s %d %d" % (100 * thread / total, 100 * hm / total, 100 * get / total,
+                                   names[hot], selfby[hot], hottotal))
 EOF
 )
 check big.html --flame cpu-samples --max-render-ms 2000 --max-load-ms 2000 \
@@ -201,5 +218,7 @@ check big.html --flame cpu-samples --max-render-ms 2000 --max-load-ms 2000 \
     --zoom java.util.concurrent.FutureTask.run --tooltip java.util.concurrent.ForkJoinPool.scan \
     --screenshot shot-big.png --view rev --search "hashmap:$(lo "$hashmap"):$(hi "$hashmap")" \
     --frame "java.util.HashMap.get:$(lo "$hmget"):$(hi "$hmget")" --zoom java.util.HashMap.get \
-    --screenshot shot-big-reverse.png --table cpu-samples:657 | tee big.measure
+    --screenshot shot-big-reverse.png --table cpu-samples:657 --table hot-cpu-samples:20 \
+    --cell "hot-cpu-samples:1:method:$hot" --cell "hot-cpu-samples:1:self:$(commas "$hotself")" \
+    --cell "hot-cpu-samples:1:total:$(commas "$hottotal")" | tee big.measure
 echo "test_report_page: all checks passed (screenshots: $WORK/shot-*.png)"

@@ -224,7 +224,7 @@ performance.mark('hprof-start');
     }
     this.graph = h('div', {class: 'flame', id: 'flame-' + id, role: 'group', 'aria-label': f.title});
     this.details = h('div', {class: 'details', id: 'details-' + id});
-    this.panel.append(this.graph, this.details);
+    this.panel.append(this.graph, this.details, this.hotTable());
     this.graph.addEventListener('click', (e) => {
       const t = e.target.closest('.f');
       if (t) self.setZoom(+t.dataset.i);
@@ -286,6 +286,43 @@ performance.mark('hprof-start');
       }
     }
     if (quiet !== true) this.render();
+  };
+  /* The methods (or allocated classes) with the most self counts, and their
+   * total: the counts of the stacks they are on, each stack once (recursion
+   * does not count twice). One preorder pass with a count of each name on
+   * the current path. A click on a name searches for it. */
+  FlameView.prototype.hotTable = function () {
+    const t = this.fwd, T = t.total[0], u = this.f.unit, self = this;
+    const selfBy = new Float64Array(names.length), onceBy = new Float64Array(names.length);
+    const onPath = new Int32Array(names.length), path = [];
+    for (let i = 1; i < t.n; i++) {
+      while (path.length && t.end[path[path.length - 1]] <= i) onPath[t.name[path.pop()]]--;
+      const nm = t.name[i];
+      if (nm < 0 || nm >= names.length) continue;
+      selfBy[nm] += t.self[i];
+      if (onPath[nm] === 0) onceBy[nm] += t.total[i];
+      onPath[nm]++;
+      path.push(i);
+    }
+    const top = [];
+    for (let k = 0; k < names.length; k++) if (selfBy[k] > 0) top.push(k);
+    top.sort((a, b) => selfBy[b] - selfBy[a] || a - b);
+    top.length = Math.min(top.length, 20);
+    const rows = top.map((k) => h('tr', {}, [
+      h('td', {}, [h('a', {href: '#', class: 'hot', text: nameOf(k), onclick: (e) => {
+        e.preventDefault();
+        self.search.value = nameOf(k);
+        self.doSearch();
+        self.graph.scrollIntoView({block: 'nearest'});
+      }})]),
+      h('td', {class: 'n', text: num(selfBy[k])}), h('td', {class: 'n', text: pct(selfBy[k], T)}),
+      h('td', {class: 'n', text: num(onceBy[k])}), h('td', {class: 'n', text: pct(onceBy[k], T)})]));
+    const keys = ['method', 'self', 'self_pct', 'total', 'total_pct'];
+    const head = h('tr', {}, ['method', 'self ' + u, 'self %', 'total ' + u, 'total %'].map((x, j) =>
+      h('th', {scope: 'col', class: j ? 'n' : '', 'data-key': keys[j], text: x})));
+    return h('details', {class: 'hotlist', open: ''}, [
+      h('summary', {text: 'Hottest ' + (this.diff ? '(new profile) ' : '') + 'by self ' + u + ': top ' + top.length}),
+      h('table', {id: 'table-hot-' + this.f.id, class: 'hottable', 'data-rows': top.length}, [h('thead', {}, [head]), h('tbody', {}, rows)])]);
   };
   FlameView.prototype.render = function () {
     if (!this.built) this.build();

@@ -103,9 +103,14 @@ check alloc.html --flame alloc-bytes \
 step "diff: sized by the new profile, coloured by the change of share"
 check diff.html --flame cpu-samples \
     --frame CpuDemo.hotB:60:60 --frame CpuDemo.hotA:20:20 --frame CpuDemo.parse:15:15 \
-    --delta CpuDemo.hotB:30:30 --delta CpuDemo.hotA:-40:-40 --delta CpuDemo.parse:15:15 \
+    --delta CpuDemo.hotB:30:30 --delta CpuDemo.hotA:-30:-30 --delta CpuDemo.parse:15:15 --no-frame CpuDemo.old \
     --delta CpuDemo.Lambda.run:-5:-5 --delta CpuDemo.main:0:0 \
     --tooltip CpuDemo.hotB --text "base: base.hprof.txt" --table sites-diff:2 --screenshot shot-diff.png \
+    --table change-cpu-samples:5 --cell change-cpu-samples:1:method:CpuDemo.hotA --cell change-cpu-samples:1:change:-30.00 \
+    --cell change-cpu-samples:2:method:CpuDemo.hotB --cell change-cpu-samples:2:base_pct:30.00% \
+    --cell change-cpu-samples:2:new_pct:60.00% --cell change-cpu-samples:4:method:CpuDemo.old \
+    --cell change-cpu-samples:4:new:0 --cell change-cpu-samples:4:change:-10.00 \
+    --cell hot-cpu-samples:1:method:CpuDemo.hotB --cell hot-cpu-samples:1:self:1,200 \
     --view rev --frame CpuDemo.hotB:60:60 --delta CpuDemo.hotB:30:30 --delta CpuDemo.parse:15:15 \
     --search /hot/:80:80
 

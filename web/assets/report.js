@@ -224,7 +224,7 @@ performance.mark('hprof-start');
     }
     this.graph = h('div', {class: 'flame', id: 'flame-' + id, role: 'group', 'aria-label': f.title});
     this.details = h('div', {class: 'details', id: 'details-' + id});
-    this.panel.append(this.graph, this.details, this.hotTable());
+    this.panel.append(this.graph, this.details, ...this.hotTable());
     this.graph.addEventListener('click', (e) => {
       const t = e.target.closest('.f');
       if (t) self.setZoom(+t.dataset.i);
@@ -292,37 +292,52 @@ performance.mark('hprof-start');
    * does not count twice). One preorder pass with a count of each name on
    * the current path. A click on a name searches for it. */
   FlameView.prototype.hotTable = function () {
-    const t = this.fwd, T = t.total[0], u = this.f.unit, self = this;
-    const selfBy = new Float64Array(names.length), onceBy = new Float64Array(names.length);
-    const onPath = new Int32Array(names.length), path = [];
+    const t = this.fwd, T = t.total[0], BT = this.diff ? t.btotal[0] : 0, u = this.f.unit, self = this;
+    const L = names.length;
+    const selfBy = new Float64Array(L), onceBy = new Float64Array(L), baseOnce = new Float64Array(L);
+    const onPath = new Int32Array(L), path = [];
     for (let i = 1; i < t.n; i++) {
       while (path.length && t.end[path[path.length - 1]] <= i) onPath[t.name[path.pop()]]--;
       const nm = t.name[i];
-      if (nm < 0 || nm >= names.length) continue;
+      if (nm < 0 || nm >= L) continue;
       selfBy[nm] += t.self[i];
-      if (onPath[nm] === 0) onceBy[nm] += t.total[i];
+      if (onPath[nm] === 0) {
+        onceBy[nm] += t.total[i];
+        if (this.diff) baseOnce[nm] += t.btotal[i];
+      }
       onPath[nm]++;
       path.push(i);
     }
+    const link = (k) => h('a', {href: '#', class: 'hot', text: nameOf(k), onclick: (e) => {
+      e.preventDefault();
+      self.search.value = nameOf(k);
+      self.doSearch();
+      self.graph.scrollIntoView({block: 'nearest'});
+    }});
+    const table = (id, summary, labels, keys, ks, cells) => h('details', {class: 'hotlist', open: ''}, [
+      h('summary', {text: summary}),
+      h('table', {id: id, class: 'hottable', 'data-rows': ks.length}, [
+        h('thead', {}, [h('tr', {}, labels.map((x, j) => h('th', {scope: 'col', class: j ? 'n' : '', 'data-key': keys[j], text: x})))]),
+        h('tbody', {}, ks.map((k) => h('tr', {}, [h('td', {}, [link(k)])].concat(cells(k).map((c) => h('td', {class: 'n', text: c}))))))])]);
     const top = [];
-    for (let k = 0; k < names.length; k++) if (selfBy[k] > 0) top.push(k);
+    for (let k = 0; k < L; k++) if (selfBy[k] > 0) top.push(k);
     top.sort((a, b) => selfBy[b] - selfBy[a] || a - b);
     top.length = Math.min(top.length, 20);
-    const rows = top.map((k) => h('tr', {}, [
-      h('td', {}, [h('a', {href: '#', class: 'hot', text: nameOf(k), onclick: (e) => {
-        e.preventDefault();
-        self.search.value = nameOf(k);
-        self.doSearch();
-        self.graph.scrollIntoView({block: 'nearest'});
-      }})]),
-      h('td', {class: 'n', text: num(selfBy[k])}), h('td', {class: 'n', text: pct(selfBy[k], T)}),
-      h('td', {class: 'n', text: num(onceBy[k])}), h('td', {class: 'n', text: pct(onceBy[k], T)})]));
-    const keys = ['method', 'self', 'self_pct', 'total', 'total_pct'];
-    const head = h('tr', {}, ['method', 'self ' + u, 'self %', 'total ' + u, 'total %'].map((x, j) =>
-      h('th', {scope: 'col', class: j ? 'n' : '', 'data-key': keys[j], text: x})));
-    return h('details', {class: 'hotlist', open: ''}, [
-      h('summary', {text: 'Hottest ' + (this.diff ? '(new profile) ' : '') + 'by self ' + u + ': top ' + top.length}),
-      h('table', {id: 'table-hot-' + this.f.id, class: 'hottable', 'data-rows': top.length}, [h('thead', {}, [head]), h('tbody', {}, rows)])]);
+    const out = [table('table-hot-' + this.f.id, 'Hottest ' + (this.diff ? '(new profile) ' : '') + 'by self ' + u + ': top ' + top.length,
+      ['method', 'self ' + u, 'self %', 'total ' + u, 'total %'], ['method', 'self', 'self_pct', 'total', 'total_pct'], top,
+      (k) => [num(selfBy[k]), pct(selfBy[k], T), num(onceBy[k]), pct(onceBy[k], T)])];
+    if (this.diff) {
+      /* the biggest changes of total share, those gone from NEW included */
+      const share = (k) => (T > 0 ? onceBy[k] / T : 0) - (BT > 0 ? baseOnce[k] / BT : 0);
+      const ch = [];
+      for (let k = 0; k < L; k++) if ((onceBy[k] > 0 || baseOnce[k] > 0) && Math.abs(share(k)) >= 5e-5) ch.push(k);
+      ch.sort((a, b) => Math.abs(share(b)) - Math.abs(share(a)) || a - b);
+      ch.length = Math.min(ch.length, 20);
+      out.push(table('table-change-' + this.f.id, 'Biggest changes of total share: top ' + ch.length,
+        ['method', 'base ' + u, 'base %', 'new ' + u, 'new %', 'change (points)'], ['method', 'base', 'base_pct', 'new', 'new_pct', 'change'], ch,
+        (k) => { const d = 100 * share(k); return [num(baseOnce[k]), pct(baseOnce[k], BT), num(onceBy[k]), pct(onceBy[k], T), (d >= 0 ? '+' : '') + d.toFixed(2)]; }));
+    }
+    return out;
   };
   FlameView.prototype.render = function () {
     if (!this.built) this.build();

@@ -878,8 +878,12 @@ hg_status hg_graph_load(hr_source *src, const hg_load_opts *o, hg_graph **out, h
     if (rs == HR_IO || !l.g->idsz)
         return hg_fail(&l, out, HG_INPUT, err, errlen,
                        st->problem[0] ? st->problem : "not an HPROF file");
-    if (!hs.records[HPROF_TAG_HEAP_DUMP] && !hs.records[HPROF_TAG_HEAP_DUMP_SEGMENT])
-        return hg_fail(&l, out, HG_INPUT, err, errlen, "the file holds no heap dump");
+    if (!hs.records[HPROF_TAG_HEAP_DUMP] && !hs.records[HPROF_TAG_HEAP_DUMP_SEGMENT]) {
+        char m[400];
+        snprintf(m, sizeof m, "the file holds no heap dump%s%.300s%s", st->problem[0] ? " (it ends early: " : "",
+                 st->problem, st->problem[0] ? ")" : "");
+        return hg_fail(&l, out, HG_INPUT, err, errlen, m);
+    }
     st->malformed = rs == HR_MALFORMED;
     if (l.nids > UINT32_MAX - 2)
         return hg_fail(&l, out, HG_MEMORY, err, errlen, "more than 4 G objects");

@@ -263,6 +263,10 @@ int path_main(int argc, char **argv)
         goto out;
     }
     path_print(g, t, nt, chain, links, fr, json);
+    if (!nt) {
+        fprintf(stderr, "hprof: path: no path from a GC root to %s in %s\n", what, path);
+        status = 1;
+    }
     goto out;
 oom:
     fprintf(stderr, "hprof: path: out of memory\n");

@@ -88,6 +88,7 @@ typedef struct hg_load {
     uint64_t oarr_elems;
     uint64_t class_slots; /* edges of the CLASS DUMPs, at most */
     uint32_t prim_seen;   /* bit per element type of the primitive arrays */
+    uint64_t inst_slots;  /* sum of the instances' value bytes / id size */
     uint32_t jlclass; /* class index of java.lang.Class, or HG_NONE */
     uint32_t prim[16];
     /* loaders: sorted (loader id, class index) pairs; loader objects bit-marked */
@@ -381,6 +382,7 @@ static int hg_pass1_sub(hg_load *l, const hr_sub *s)
         if (!v)
             return -1;
         (*v)++;
+        l->inst_slots += s->u.inst.nbytes / l->g->idsz;
         return hg_push_id(l, s->u.inst.id);
     }
     case HPROF_GC_OBJ_ARRAY_DUMP:
@@ -798,14 +800,17 @@ static int hg_between(hg_load *l, uint64_t *need)
         if (i != HG_NONE)
             l->isloader[i >> 3] |= (uint8_t)(1u << (i & 7));
     }
-    /* the edge bound: every reference slot, nulls included */
-    uint64_t e = l->oarr_elems + l->nids + l->nldr;
+    /* the edge bound: every reference slot, nulls included (of the
+     * instances: their classes' reference fields, or what their bytes can
+     * hold, whichever is less: a lying layout costs nothing) */
+    uint64_t e = l->oarr_elems + l->nids + l->nldr, ie = 0;
     size_t it = 0;
     uint64_t key, val;
     while (hu_map_next(&l->count, &it, &key, &val)) {
         uint32_t c = hg_cls_index(l, key);
-        e += val * (1 + (c != HG_NONE ? g->c[c].nrefs : 0));
+        ie += val * (c != HG_NONE ? g->c[c].nrefs : 0);
     }
+    e += ie < l->inst_slots ? ie : l->inst_slots;
     e += l->class_slots;
     l->ecap = e;
     /* Bytes per object: graph 8 id + 4 class + 4 size + 8 edge start/count

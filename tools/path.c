@@ -50,15 +50,14 @@ typedef struct path_target {
     int frame;      /* its frame request, or -1 */
 } path_target;
 
-static const hg_graph *path_sort_g;
-
-static int path_bigger(const void *a, const void *b)
+static int path_bigger(const void *a, const void *b, void *ctx)
 {
+    const hg_graph *g = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    uint64_t sx = hg_shallow(path_sort_g, x), sy = hg_shallow(path_sort_g, y);
+    uint64_t sx = hg_shallow(g, x), sy = hg_shallow(g, y);
     if (sx != sy)
         return sx > sy ? -1 : 1;
-    return hg_id(path_sort_g, x) < hg_id(path_sort_g, y) ? -1 : 1;
+    return hg_id(g, x) < hg_id(g, y) ? -1 : hg_id(g, x) > hg_id(g, y);
 }
 
 static void path_print(const hg_graph *g, const path_target *t, uint32_t nt, const uint32_t *chain,
@@ -101,9 +100,9 @@ static void path_print(const hg_graph *g, const path_target *t, uint32_t nt, con
             printf("]}");
             continue;
         }
-        printf("%s0x%" PRIx64 " (%s, %" PRIu64 " bytes): %" PRIu32 " objects from a GC root\n",
+        printf("%s0x%" PRIx64 " (%s, %" PRIu64 " bytes): %" PRIu32 " object%s from a GC root\n",
                k ? "\n" : "", hg_id(g, t[k].obj), hg_object_class(g, t[k].obj),
-               hg_shallow(g, t[k].obj), t[k].len);
+               hg_shallow(g, t[k].obj), t[k].len, t[k].len == 1 ? "" : "s");
         printf("  root: %s", kind);
         if (stack)
             printf(", thread %" PRIu32, r->thread);
@@ -210,8 +209,7 @@ int path_main(int argc, char **argv)
             status = 1;
             goto out;
         }
-        path_sort_g = g;
-        qsort(cand, ncand, sizeof *cand, path_bigger);
+        qsort_r(cand, ncand, sizeof *cand, path_bigger, (void *)g);
     }
     /* the targets with a path, their chains and links in one array each */
     t = calloc(topn, sizeof *t);

@@ -3,7 +3,8 @@
  * the writer library, whose dominator trees are known by hand: a diamond,
  * a chain of 1 M objects, a cycle, a root holding a 1 M-element array,
  * dangling references, weak references, a class held by its loader, paths
- * with their field names, cut files and the memory limit.
+ * with their field names, cut files and the memory limit; and 40 random
+ * graphs checked against the definition of domination.
  *
  * Every dump has a class Node (fields f0, f1: references; 24 bytes an
  * instance as HotSpot lays it out), Object[] and int[], each a sticky
@@ -488,6 +489,102 @@ static void test_cut_and_limit(void)
     free(t.data);
 }
 
+/* Random graphs against the definition: v's retained objects are v and
+ * every object that no longer has a path from the roots once v is removed
+ * (a BFS per object). Nodes of 2 fields and Object[] arrays of 0..5
+ * elements, a few roots, some objects unreachable. */
+static uint32_t th_rand(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)(*s >> 33);
+}
+
+static void test_random_graphs(void)
+{
+    uint64_t seed = 12345;
+    for (int round = 0; round < 40; round++) {
+        uint32_t n = 50 + th_rand(&seed) % 400;
+        hprof_id *out = calloc((size_t)n * 6, sizeof *out);
+        uint32_t *deg = calloc(n, sizeof *deg);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(deg);
+        tb t;
+        tb_begin(&t, round % 2 ? 4 : 8);
+        for (uint32_t i = 0; i < n; i++) {
+            int arr = th_rand(&seed) % 4 == 0;
+            deg[i] = arr ? th_rand(&seed) % 6 : 2;
+            for (uint32_t k = 0; k < deg[i]; k++) {
+                /* mostly forward and local, some back edges, some nulls */
+                uint32_t r = th_rand(&seed) % 10;
+                uint32_t to = r < 6 ? (i + 1 + th_rand(&seed) % 8) % n : th_rand(&seed) % n;
+                out[(size_t)i * 6 + k] = r == 9 ? 0 : 0x10000 + 8 * (hprof_id)to;
+            }
+            hprof_id id = 0x10000 + 8 * (hprof_id)i;
+            if (arr)
+                hw_obj_array_dump(t.w, id, 0, C_OARR, deg[i], deg[i] ? &out[(size_t)i * 6] : NULL);
+            else
+                tb_node(&t, id, out[(size_t)i * 6], out[(size_t)i * 6 + 1]);
+        }
+        uint32_t nroots = 1 + th_rand(&seed) % 3;
+        uint32_t roots[3];
+        for (uint32_t k = 0; k < nroots; k++) {
+            roots[k] = th_rand(&seed) % n;
+            tb_root(&t, 0x10000 + 8 * (hprof_id)roots[k]);
+        }
+        tb_end(&t);
+        hg_graph *g = tb_load(&t, 0, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        hg_dom *d = tb_dom(g);
+        /* the definition, by BFS with one object removed */
+        uint8_t *seen = malloc(n), *base = malloc(n);
+        uint32_t *queue = malloc(n * sizeof *queue);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(queue);
+        for (uint32_t c = 0; c <= n; c++) {
+            uint32_t cut = c ? c - 1 : n; /* first n: nothing removed, the base */
+            uint32_t *q = queue, head = 0, tail = 0;
+            memset(seen, 0, n);
+            for (uint32_t k = 0; k < nroots; k++)
+                if (roots[k] != cut && !seen[roots[k]]) {
+                    seen[roots[k]] = 1;
+                    q[tail++] = roots[k];
+                }
+            while (head < tail) {
+                uint32_t v = q[head++];
+                for (uint32_t k = 0; k < deg[v]; k++) {
+                    hprof_id to = out[(size_t)v * 6 + k];
+                    if (!to)
+                        continue;
+                    uint32_t w = (uint32_t)((to - 0x10000) / 8);
+                    if (w != cut && !seen[w]) {
+                        seen[w] = 1;
+                        q[tail++] = w;
+                    }
+                }
+            }
+            if (cut == n) {
+                memcpy(base, seen, n);
+                for (uint32_t v = 0; v < n; v++)
+                    CU_ASSERT_EQUAL(hg_dom_is_reachable(d, hg_find(g, 0x10000 + 8 * (hprof_id)v)), base[v]);
+                continue;
+            }
+            if (!base[cut])
+                continue;
+            uint64_t lost = 1;
+            for (uint32_t v = 0; v < n; v++)
+                lost += base[v] && !seen[v] && v != cut;
+            CU_ASSERT_EQUAL(RET(d, g, 0x10000 + 8 * (hprof_id)cut), lost);
+        }
+        free(seen);
+        free(base);
+        free(queue);
+        free(out);
+        free(deg);
+        hg_dom_free(d);
+        hg_graph_free(g);
+        free(t.data);
+    }
+}
+
 static void test_names(void)
 {
     char b[64];
@@ -516,6 +613,7 @@ static int th_suites(void)
         !CU_add_test(s, "weak referents: dominators yes, paths on request", test_weak) ||
         !CU_add_test(s, "loader holds its classes; field names, frames", test_loader_and_names) ||
         !CU_add_test(s, "every cut of a dump; the memory limit", test_cut_and_limit) ||
+        !CU_add_test(s, "random graphs against the definition", test_random_graphs) ||
         !CU_add_test(s, "class names in both spellings", test_names))
         return -1;
     return 0;

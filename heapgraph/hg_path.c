@@ -99,6 +99,8 @@ typedef struct hg_frame_rec {
     int32_t line;
 } hg_frame_rec;
 
+#define HG_RAW_MAX 128 /* bytes of a thread name's array kept */
+
 typedef struct hg_name_ctx {
     const hg_graph *g;
     unsigned idsz;
@@ -113,13 +115,22 @@ typedef struct hg_name_ctx {
     hg_frame_rec *fr;
     size_t nfr, capfr;
     hu_map serial;    /* class serial -> name id */
+    hu_map tobj;      /* thread object id -> request + 1 (pass 1); String or
+                       * array id -> request + 1 (pass 2) */
+    hprof_id *tstr;   /* per request: the thread's name String */
+    hprof_id *tarr;   /* per request: that String's value array */
+    int *tcoder;      /* per request: its coder (JDK 9+), -1 unknown */
+    uint8_t *traw;    /* per request: HG_RAW_MAX bytes of the array */
+    uint32_t *trawn;
+    uint8_t *ttype;
+    int pass;
     int oom;
 } hg_name_ctx;
 
 static int hg_name_record(void *ctx, const hr_record *r)
 {
     hg_name_ctx *c = ctx;
-    if (!r->body || r->malformed)
+    if (!r->body || r->malformed || c->pass != 1)
         return 0;
     if (r->tag == HPROF_TAG_LOAD_CLASS) {
         if (hu_map_put(&c->serial, r->u.load_class.class_serial, r->u.load_class.name_id) != 0)
@@ -145,7 +156,8 @@ static int hg_name_record(void *ctx, const hr_record *r)
         c->nfr++;
     } else if (r->tag == HPROF_TAG_TRACE) {
         for (size_t k = 0; k < c->nframes; k++)
-            if (c->frames[k].thread == r->u.trace.thread_serial && r->u.trace.thread_serial &&
+            if (c->frames[k].has_depth && c->frames[k].thread == r->u.trace.thread_serial &&
+                r->u.trace.thread_serial &&
                 c->frames[k].depth < r->u.trace.nframes && !c->frame_id[k])
                 c->frame_id[k] = hr_trace_frame(r, c->idsz, c->frames[k].depth);
     }
@@ -222,10 +234,98 @@ static void hg_name_fields(hg_name_ctx *c, const hr_sub *s, hprof_id from_id, ui
     }
 }
 
+/* The value of instance field `name` (of `type`) of an INSTANCE DUMP, or
+ * -1 when its class has no such field. */
+static int hg_field_value(const hg_graph *g, uint32_t obj, const hr_sub *s, const char *name,
+                          uint8_t type, uint64_t *v)
+{
+    uint32_t cl = obj != HG_NONE ? hg_class_of(g, obj) : HG_NONE, nf;
+    if (cl == HG_NONE)
+        return -1;
+    const hg_field *f = hg_class_fields(g, cl, &nf);
+    unsigned idsz = hg_id_size(g), ts = hprof_type_size(type, idsz);
+    for (uint32_t k = 0; k < nf; k++) {
+        const char *nm = hg_utf8(g, f[k].name_id);
+        if (f[k].type != type || !nm || strcmp(nm, name) != 0 || (uint64_t)f[k].offset + ts > s->u.inst.nbytes)
+            continue;
+        const uint8_t *p = s->u.inst.values + f[k].offset;
+        *v = type == HPROF_TYPE_OBJECT ? hr_get_id(p, idsz) : p[0];
+        return 0;
+    }
+    return -1;
+}
+
+/* Pass 2 of the thread names: the Strings' coders and the first bytes of
+ * their value arrays (decoded after the pass: either may come first). */
+static void hg_name_thread_sub(hg_name_ctx *c, const hr_sub *s)
+{
+    hprof_id id = s->tag == HPROF_GC_INSTANCE_DUMP ? s->u.inst.id
+                  : s->tag == HPROF_GC_PRIM_ARRAY_DUMP ? s->u.parr.id : 0;
+    uint64_t *k = id ? hu_map_get(&c->tobj, id) : NULL;
+    if (!k)
+        return;
+    for (size_t r = *k - 1; r < c->nframes; r++) {
+        if (s->tag == HPROF_GC_INSTANCE_DUMP && c->tstr[r] == id) {
+            uint64_t v;
+            if (hg_field_value(c->g, hg_find(c->g, id), s, "coder", HPROF_TYPE_BYTE, &v) == 0)
+                c->tcoder[r] = (int)v;
+        } else if (s->tag == HPROF_GC_PRIM_ARRAY_DUMP && c->tarr[r] == id &&
+                   (s->u.parr.type == HPROF_TYPE_BYTE || s->u.parr.type == HPROF_TYPE_CHAR)) {
+            uint64_t nb = (uint64_t)s->u.parr.n * hprof_type_size(s->u.parr.type, c->idsz);
+            if (s->cut && nb > HR_BODY_MAX)
+                nb = HR_BODY_MAX;
+            c->trawn[r] = nb < HG_RAW_MAX ? (uint32_t)nb : HG_RAW_MAX;
+            memcpy(c->traw + r * HG_RAW_MAX, s->u.parr.elems, c->trawn[r]);
+            c->ttype[r] = s->u.parr.type;
+        }
+    }
+}
+
+/* A thread's name in UTF-8: Latin-1 bytes (coder 0), UTF-16 bytes in the
+ * JVM's order, x86's little-endian (coder 1), or big-endian chars (JDK 8's
+ * char[]); control characters and lone surrogates as '?'. */
+static void hg_decode_name(const uint8_t *p, uint32_t n, uint8_t type, int coder, char *out, size_t cap)
+{
+    size_t o = 0;
+    int wide = type == HPROF_TYPE_CHAR || coder == 1;
+    uint32_t step = wide ? 2 : 1;
+    for (uint32_t b = 0; b + step <= n && o + 4 < cap; b += step) {
+        unsigned u = !wide ? p[b]
+                     : type == HPROF_TYPE_CHAR ? (unsigned)(p[b] << 8 | p[b + 1])
+                                               : (unsigned)(p[b + 1] << 8 | p[b]);
+        if ((u >= 0xD800 && u < 0xE000) || u < 0x20)
+            u = '?';
+        if (u < 0x80) {
+            out[o++] = (char)u;
+        } else if (u < 0x800) {
+            out[o++] = (char)(0xC0 | u >> 6);
+            out[o++] = (char)(0x80 | (u & 0x3F));
+        } else {
+            out[o++] = (char)(0xE0 | u >> 12);
+            out[o++] = (char)(0x80 | ((u >> 6) & 0x3F));
+            out[o++] = (char)(0x80 | (u & 0x3F));
+        }
+    }
+    out[o] = 0;
+}
+
 static int hg_name_sub(void *ctx, const hr_sub *s)
 {
     hg_name_ctx *c = ctx;
     hprof_id id;
+    if (c->pass == 2) {
+        hg_name_thread_sub(c, s);
+        return 0;
+    }
+    if (s->tag == HPROF_GC_INSTANCE_DUMP) {
+        uint64_t *t = hu_map_get(&c->tobj, s->u.inst.id);
+        for (size_t r = t ? *t - 1 : c->nframes; r < c->nframes; r++) {
+            uint64_t v;
+            if (c->frames[r].thread == c->frames[*t - 1].thread && !c->tstr[r] && hg_field_value(c->g, hg_find(c->g, s->u.inst.id), s, "name",
+                                              HPROF_TYPE_OBJECT, &v) == 0)
+                c->tstr[r] = v;
+        }
+    }
     switch (s->tag) {
     case HPROF_GC_INSTANCE_DUMP: id = s->u.inst.id; break;
     case HPROF_GC_OBJ_ARRAY_DUMP: id = s->u.oarr.id; break;
@@ -254,10 +354,17 @@ int hg_paths_name(hr_source *src, const hg_graph *g, hg_link *links, size_t nlin
     hu_map_init(&c.from);
     hu_map_init(&c.frec);
     hu_map_init(&c.serial);
+    hu_map_init(&c.tobj);
     c.next = malloc((nlinks ? nlinks : 1) * sizeof *c.next);
     c.frame_id = calloc(nframes ? nframes : 1, sizeof *c.frame_id);
+    c.tstr = calloc(nframes ? nframes : 1, sizeof *c.tstr);
+    c.tarr = calloc(nframes ? nframes : 1, sizeof *c.tarr);
+    c.tcoder = malloc((nframes ? nframes : 1) * sizeof *c.tcoder);
+    c.traw = malloc((nframes ? nframes : 1) * HG_RAW_MAX);
+    c.trawn = calloc(nframes ? nframes : 1, sizeof *c.trawn);
+    c.ttype = calloc(nframes ? nframes : 1, 1);
     int rc = -1;
-    if (!c.next || !c.frame_id) {
+    if (!c.next || !c.frame_id || !c.tstr || !c.tarr || !c.tcoder || !c.traw || !c.trawn || !c.ttype) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }
@@ -273,17 +380,67 @@ int hg_paths_name(hr_source *src, const hg_graph *g, hg_link *links, size_t nlin
         c.next[i] = ins ? HG_NONE : (uint32_t)(*slot - 1);
         *slot = i + 1;
     }
-    for (size_t k = 0; k < nframes; k++)
-        frames[k].text[0] = 0;
+    /* each thread's object: its ROOT THREAD OBJECT (requests of one
+     * thread are found from the first: the loops run on from it) */
+    for (size_t k = 0; k < nframes; k++) {
+        frames[k].text[0] = frames[k].thread_name[0] = 0;
+        c.tcoder[k] = -1;
+        const hg_root *r = hg_roots(g);
+        for (uint32_t i = 0; i < hg_nroots(g); i++)
+            if (r[i].kind == HPROF_GC_ROOT_THREAD_OBJ && r[i].thread == frames[k].thread && frames[k].thread) {
+                int ins;
+                if (!hu_map_upsert(&c.tobj, hg_id(g, r[i].obj), k + 1, &ins)) {
+                    snprintf(err, errlen, "out of memory");
+                    goto out;
+                }
+                break;
+            }
+    }
     if (hr_source_rewind(src) != 0) {
         snprintf(err, errlen, "the input cannot be read again (a pipe?)");
         goto out;
     }
     hr_callbacks cb = {.on_record = hg_name_record, .on_sub = hg_name_sub};
+    c.pass = 1;
     hr_parse(src, &cb, &c, NULL);
     if (c.oom) {
         snprintf(err, errlen, "out of memory");
         goto out;
+    }
+    /* the names' Strings and their value arrays (an edge of the String to
+     * a byte[] or char[]): one more pass when some thread has one */
+    hu_map_cleanup(&c.tobj);
+    hu_map_init(&c.tobj);
+    int more = 0;
+    for (size_t k = 0; k < nframes; k++) {
+        uint32_t si = c.tstr[k] ? hg_find(g, c.tstr[k]) : HG_NONE, deg;
+        if (si == HG_NONE)
+            continue;
+        const uint32_t *o = hg_out(g, si, &deg);
+        for (uint32_t e = 0; e < deg && !c.tarr[k]; e++) {
+            const char *cn = hg_object_class(g, o[e]);
+            if (strcmp(cn, "byte[]") == 0 || strcmp(cn, "char[]") == 0)
+                c.tarr[k] = hg_id(g, o[e]);
+        }
+        int ins;
+        if (!hu_map_upsert(&c.tobj, c.tstr[k], k + 1, &ins) ||
+            (c.tarr[k] && !hu_map_upsert(&c.tobj, c.tarr[k], k + 1, &ins))) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+        more |= c.tarr[k] != 0;
+    }
+    if (more) {
+        if (hr_source_rewind(src) != 0) {
+            snprintf(err, errlen, "the input cannot be read again (a pipe?)");
+            goto out;
+        }
+        c.pass = 2;
+        hr_parse(src, &cb, &c, NULL);
+        for (size_t k = 0; k < nframes; k++)
+            if (c.trawn[k])
+                hg_decode_name(c.traw + k * HG_RAW_MAX, c.trawn[k], c.ttype[k], c.tcoder[k],
+                               frames[k].thread_name, sizeof frames[k].thread_name);
     }
     /* what no field holds: the pseudo-references of the graph */
     for (size_t i = 0; i < nlinks; i++) {
@@ -325,6 +482,13 @@ out:
     hu_map_cleanup(&c.from);
     hu_map_cleanup(&c.frec);
     hu_map_cleanup(&c.serial);
+    hu_map_cleanup(&c.tobj);
+    free(c.tstr);
+    free(c.tarr);
+    free(c.tcoder);
+    free(c.traw);
+    free(c.trawn);
+    free(c.ttype);
     free(c.next);
     free(c.frame_id);
     free(c.fr);

@@ -41,15 +41,19 @@ typedef struct hg_link {
                               * "<super>", "<classloader>", ... ; "?" if not found */
 } hg_link;
 
-/* A stack root's frame to describe: thread serial and frame depth in. */
+/* A thread root to describe: its thread serial, and for a stack root
+ * (has_depth) the frame's depth in that thread's stack trace. */
 typedef struct hg_frame_req {
     uint32_t thread, depth;
-    char text[HG_NAME_MAX]; /* "pkg.Class.method(File.java:12)", or "" */
+    int has_depth;
+    char text[HG_NAME_MAX];        /* "pkg.Class.method(File.java:12)", or "" */
+    char thread_name[HG_NAME_MAX]; /* the Thread's name (UTF-8), or "" */
 } hg_frame_req;
 
 /* One pass over src (rewound first): fills every link's field and every
- * frame's text. 0, or -1 when the source cannot be read again or memory
- * runs out (err says which). */
+ * frame's text; then, when a thread is asked for, one more for the names of
+ * the threads (their ROOT THREAD OBJECT's `name` String). 0, or -1 when the
+ * source cannot be read again or memory runs out (err says which). */
 int hg_paths_name(hr_source *src, const hg_graph *g, hg_link *links, size_t nlinks,
                   hg_frame_req *frames, size_t nframes, char *err, size_t errlen);
 

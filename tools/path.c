@@ -73,6 +73,7 @@ static void path_print(const hg_graph *g, const path_target *t, uint32_t nt, con
                           r->kind == HPROF_GC_ROOT_THREAD_OBJ || r->kind == HPROF_GC_ROOT_NATIVE_STACK ||
                           r->kind == HPROF_GC_ROOT_THREAD_BLOCK || r->kind == HPROF_GC_ROOT_JNI_MONITOR);
         const char *frame = t[k].frame >= 0 ? fr[t[k].frame].text : "";
+        const char *tname = t[k].frame >= 0 ? fr[t[k].frame].thread_name : "";
         if (json) {
             printf("%s\n  {\"target\": {\"id\": \"0x%" PRIx64 "\", \"class\": ", k ? "," : "",
                    hg_id(g, t[k].obj));
@@ -82,6 +83,10 @@ static void path_print(const hg_graph *g, const path_target *t, uint32_t nt, con
             printf(", \"id\": \"0x%" PRIx64 "\"", hg_id(g, c[0]));
             if (stack)
                 printf(", \"thread\": %" PRIu32, r->thread);
+            if (tname[0]) {
+                printf(", \"thread_name\": ");
+                heapcmd_json_str(stdout, tname);
+            }
             if (frame[0]) {
                 printf(", \"frame\": ");
                 heapcmd_json_str(stdout, frame);
@@ -106,6 +111,8 @@ static void path_print(const hg_graph *g, const path_target *t, uint32_t nt, con
         printf("  root: %s", kind);
         if (stack)
             printf(", thread %" PRIu32, r->thread);
+        if (tname[0])
+            printf(" \"%s\"", tname);
         if (frame[0])
             printf(", %s", frame);
         printf("\n");
@@ -248,9 +255,10 @@ int path_main(int argc, char **argv)
             nl++;
         }
         const hg_root *r = hg_root_of(g, c[0]);
-        if (r && (r->kind == HPROF_GC_ROOT_JAVA_FRAME || r->kind == HPROF_GC_ROOT_JNI_LOCAL)) {
+        if (r && r->thread) {
             fr[nfr].thread = r->thread;
             fr[nfr].depth = r->frame;
+            fr[nfr].has_depth = r->kind == HPROF_GC_ROOT_JAVA_FRAME || r->kind == HPROF_GC_ROOT_JNI_LOCAL;
             t[k].frame = (int)nfr++;
         }
     }

@@ -6,8 +6,8 @@
 #     leaves) and 24 + align8(16 + 4 N) + 24 N bytes; the Shared it shares
 #     with another holder is not among them;
 #   - the class rows: N Leaf instances, 24 N bytes shallow and retained;
-#   - the path to the Target: the Java frame of main at PATH-ROOT, then the
-#     fields alpha, beta, gamma in that order;
+#   - the path to the Target: the Java frame of main() at PATH-ROOT in the
+#     thread named "main", then the fields alpha, beta, gamma in that order;
 #   - the SoftTarget: no path through strong references (exit 1), one
 #     through SoftReference.referent with --weak;
 #   - the same numbers from the gzip dump (jcmd GC.heap_dump -gz=1), and
@@ -84,6 +84,7 @@ for JDK in $FOUND_JDKS; do
         "$(json_get path$V.json "' '.join(s['class'] for s in $P['steps'])")"
     expect_eq "root kind" "Java frame" "$(json_get path$V.json "$P['root']['kind']")"
     expect_eq "root frame" "RetainDemo.main(RetainDemo.java:$ROOT_LINE)" "$(json_get path$V.json "$P['root']['frame']")"
+    expect_eq "root thread name" "main" "$(json_get path$V.json "$P['root']['thread_name']")"
     expect_eq "target class" "RetainDemo\$Target" "$(json_get path$V.json "$P['target']['class']")"
     expect_eq "target is the last step" True "$(json_get path$V.json "$P['target']['id'] == $P['steps'][-1]['id']")"
     # JVM spelling of the class: the same answer

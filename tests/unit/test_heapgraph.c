@@ -399,7 +399,7 @@ static void test_loader_and_names(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     CU_ASSERT_EQUAL(r->kind, HPROF_GC_ROOT_JAVA_FRAME);
     CU_ASSERT_EQUAL(r->thread, 7);
-    hg_frame_req fr = {.thread = r->thread, .depth = r->frame};
+    hg_frame_req fr = {.thread = r->thread, .depth = r->frame, .has_depth = 1};
     hr_source *src = hr_source_memory(t.data, t.len);
     char err[128];
     CU_ASSERT_EQUAL(hg_paths_name(src, g, l, 3, &fr, 1, err, sizeof err), 0);
@@ -585,6 +585,59 @@ static void test_random_graphs(void)
     }
 }
 
+/* A stack root's thread is named by its thread object's `name` String:
+ * Latin-1 bytes (coder 0), UTF-16 (coder 1, little-endian), the String
+ * and its array written in either order. */
+static void test_thread_names(void)
+{
+    for (int variant = 0; variant < 2; variant++) {
+        tb t;
+        tb_begin(&t, 8);
+        hw_utf8z(t.w, 30, "java/lang/Thread");
+        hw_utf8z(t.w, 31, "name");
+        hw_utf8z(t.w, 32, "java/lang/String");
+        hw_utf8z(t.w, 33, "value");
+        hw_utf8z(t.w, 34, "coder");
+        hw_utf8z(t.w, 35, "[B");
+        hw_load_class(t.w, 20, 0x300, 0, 30);
+        hw_load_class(t.w, 21, 0x310, 0, 32);
+        hw_load_class(t.w, 22, 0x320, 0, 35);
+        hw_field tf[1] = {{31, HPROF_TYPE_OBJECT}};
+        hw_field sf[2] = {{33, HPROF_TYPE_OBJECT}, {34, HPROF_TYPE_BYTE}};
+        tb_class(&t, 0x300, 0, 0, 1, tf);
+        tb_class(&t, 0x310, 0, 0, 2, sf);
+        tb_class(&t, 0x320, 0, 0, 0, NULL);
+        uint8_t tv[8], sv[9];
+        tb_put_id(tv, 0xB00, 8);
+        tb_put_id(sv, 0xC00, 8);
+        sv[8] = (uint8_t)variant; /* coder */
+        static const uint8_t latin1[] = {'w', 'o', 'r', 'k', 'e', 'r', '-', 0xE9};
+        static const uint8_t utf16le[] = {'w', 0, 'k', 0, 0xAC, 0x20}; /* "wk€" */
+        if (variant)
+            hw_prim_array_dump(t.w, 0xC00, 0, HPROF_TYPE_BYTE, sizeof utf16le, utf16le);
+        hw_instance_dump(t.w, 0xA00, 0, 0x300, tv, 8);  /* the Thread */
+        hw_instance_dump(t.w, 0xB00, 0, 0x310, sv, 9);  /* its name */
+        if (!variant)
+            hw_prim_array_dump(t.w, 0xC00, 0, HPROF_TYPE_BYTE, sizeof latin1, latin1);
+        tb_node(&t, 0xD00, 0, 0);
+        hw_root(t.w, HPROF_GC_ROOT_THREAD_OBJ, 0xA00, 7, 9, 0);
+        hw_root(t.w, HPROF_GC_ROOT_JAVA_FRAME, 0xD00, 7, 0, 0);
+        tb_end(&t);
+        hg_graph *g = tb_load(&t, 1, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        hg_frame_req fr[2] = {{.thread = 7, .depth = 0, .has_depth = 1}, {.thread = 8, .has_depth = 0}};
+        hr_source *src = hr_source_memory(t.data, t.len);
+        char err[128];
+        CU_ASSERT_EQUAL(hg_paths_name(src, g, NULL, 0, fr, 2, err, sizeof err), 0);
+        CU_ASSERT_STRING_EQUAL(fr[0].thread_name, variant ? "wk\xE2\x82\xAC" : "worker-\xC3\xA9");
+        CU_ASSERT_STRING_EQUAL(fr[1].thread_name, "");
+        CU_ASSERT_STRING_EQUAL(fr[0].text, ""); /* no STACK TRACE for thread 7 */
+        hr_source_close(src);
+        hg_graph_free(g);
+        free(t.data);
+    }
+}
+
 static void test_names(void)
 {
     char b[64];
@@ -614,6 +667,7 @@ static int th_suites(void)
         !CU_add_test(s, "loader holds its classes; field names, frames", test_loader_and_names) ||
         !CU_add_test(s, "every cut of a dump; the memory limit", test_cut_and_limit) ||
         !CU_add_test(s, "random graphs against the definition", test_random_graphs) ||
+        !CU_add_test(s, "thread names of stack roots", test_thread_names) ||
         !CU_add_test(s, "class names in both spellings", test_names))
         return -1;
     return 0;

@@ -15,7 +15,10 @@
 #include "heapgraph/hg_dom.h"
 
 static const char retained_usage[] =
-    "usage: hprof retained FILE [--top N] [--json] [--max-memory SIZE]\n";
+    "usage: hprof retained FILE [--top N] [--json] [--no-weak] [--max-memory SIZE]\n"
+    "  --no-weak  java.lang.ref.Reference.referent is no reference: what only weak, soft,\n"
+    "             phantom or final references reach is unreachable (default: a reference,\n"
+    "             as in MAT's dominator tree)\n";
 
 static int retained_usage_error(const char *msg, const char *arg)
 {
@@ -88,6 +91,8 @@ int retained_main(int argc, char **argv)
                 return retained_usage_error("--top needs a count from 1 to 1000000, not ", argv[i]);
         } else if (strcmp(argv[i], "--json") == 0) {
             json = 1;
+        } else if (strcmp(argv[i], "--no-weak") == 0) {
+            o.strong_only = 1;
         } else if (strcmp(argv[i], "--max-memory") == 0 && i + 1 < argc) {
             o.max_memory = heapcmd_parse_size(argv[++i]);
             if (!o.max_memory)

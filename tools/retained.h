@@ -5,7 +5,7 @@
 #ifndef HPROF_TOOLS_RETAINED_H
 #define HPROF_TOOLS_RETAINED_H
 
-/* `hprof retained FILE [--top N] [--json] [--max-memory SIZE]`; argv[0] is
+/* `hprof retained FILE [--top N] [--json] [--no-weak] [--max-memory SIZE]`; argv[0] is
  * "retained". Returns the exit status: 0, 1 input problem, 2 usage. */
 int retained_main(int argc, char **argv);
 

@@ -6,6 +6,8 @@
 #     leaves) and 24 + align8(16 + 4 N) + 24 N bytes; the Shared it shares
 #     with another holder is not among them;
 #   - the class rows: N Leaf instances, 24 N bytes shallow and retained;
+#     the SoftTarget (only its SoftReference reaches it) counted, and left
+#     out with --no-weak;
 #   - the path to the Target: the Java frame of main() at PATH-ROOT in the
 #     thread named "main", then the fields alpha, beta, gamma in that order;
 #   - the SoftTarget: no path through strong references (exit 1), one
@@ -67,6 +69,11 @@ for JDK in $FOUND_JDKS; do
     expect_eq "Shared retained_bytes" 16 "$(json_get retall$V.json "$S['retained_bytes']")"
     expect_eq "class keys" "['class', 'instances', 'retained_bytes', 'shallow_bytes']" \
         "$(json_get retall$V.json "sorted(j['classes'][0])")"
+    ST="[c['instances'] for c in j['classes'] if c['class'] == 'RetainDemo\$SoftTarget']"
+    expect_eq "SoftTarget rows (its referent is a reference)" "[1]" "$(json_get retall$V.json "$ST")"
+    "$HPROF" retained d$V.hprof --top 100000 --json --no-weak >retnw$V.json 2>/dev/null || fail "retained --no-weak failed"
+    expect_eq "SoftTarget rows with --no-weak (unreachable)" "[]" "$(json_get retnw$V.json "$ST")"
+    expect_eq "Holder retained_objects with --no-weak" $((N + 2)) "$(json_get retnw$V.json "$H[0]['retained_objects']")"
     "$HPROF" retained d$V.hprof --top 5 >rett$V.txt 2>/dev/null || fail "retained (table) failed"
     grep -Eq "^ *$((24 + (16 + 4 * N + 7) / 8 * 8 + 24 * N)) +$((N + 2)) +24 +0x[0-9a-f]+ +RetainDemo\\\$Holder$" rett$V.txt ||
         fail "the table has no Holder row: $(cat rett$V.txt)"
@@ -125,7 +132,7 @@ for JDK in $FOUND_JDKS; do
     "$HPROF" retained d$V.hprof --max-memory 1M >/dev/null 2>mm$V.err
     expect_eq "--max-memory 1M exit status" 1 $?
     grep -q "would need about [0-9]* MB; 1 MB are available" mm$V.err || fail "memory: $(cat mm$V.err)"
-    rm -f d$V.hprof d$V.hprof.gz cut$V.hprof retall$V.json
+    rm -f d$V.hprof d$V.hprof.gz cut$V.hprof retall$V.json retnw$V.json
 done
 [ "$FAILURES" = 0 ] || { echo "$FAILURES failures"; exit 1; }
 echo "test_retained: OK"

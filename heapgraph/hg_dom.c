@@ -13,6 +13,23 @@
  *      chain while it is above the semidominator (the NCA step);
  *   5. retained sizes: since idom(v) < v in preorder, one pass from the
  *      last number down adds each vertex into its dominator.
+ *
+ * Memory budget, N objects and E references (bytes):
+ *   the graph (hg_graph.c)      25 N + 4 E  ids 8, class 4, size 4, edge start 4,
+ *                                           edge count 4, directory ~1
+ *   step 1                     +20 N        pre, order, parent, DFS cursor, stack
+ *   step 2                     + 8 N + 4 E  cursor and stack freed; predecessor
+ *                                           offsets 4 N, predecessors 4 E
+ *   = the peak                  41 N + 8 E
+ *   step 3                      -12 N - 4 E the graph's edges dropped; semi, label,
+ *                              +12 N        idom (and an eval stack, up to 4 N on a
+ *                                           chain)
+ *   step 5                      retained bytes 8 N and objects 4 N, after
+ *                               semi, label, parent and the predecessors go
+ *   hg_dom_classes()            +16 N       dominator-tree children, a walk stack
+ * HeapBench's dump (16.0 M objects, 46 M references: 1.4 GB) peaks at
+ * 41 N + 8 E = 1.03 GB, 64 bytes an object; `hprof retained` measured
+ * 1.01 GB of peak RSS.
  */
 #include "hg_dom.h"
 

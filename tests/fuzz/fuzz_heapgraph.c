@@ -58,7 +58,7 @@ static void fh_paths(const uint8_t *data, size_t size, const hg_graph *g)
             nl++;
         }
     }
-    hg_frame_req fr[2] = {{.thread = 1, .depth = 0}, {.thread = 2, .depth = 5}};
+    hg_frame_req fr[2] = {{.thread = 1, .depth = 0, .has_depth = 1}, {.thread = 2, .depth = 5}};
     hr_source *src = hr_source_memory(data, size);
     char err[128];
     if (hg_paths_name(src, g, links, nl, fr, 2, err, sizeof err) == 0)

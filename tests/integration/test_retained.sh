@@ -12,8 +12,8 @@
 #     thread named "main", then the fields alpha, beta, gamma in that order;
 #   - the SoftTarget: no path through strong references (exit 1), one
 #     through SoftReference.referent with --weak;
-#   - the same numbers from the gzip dump (jcmd GC.heap_dump -gz=1), and
-#     the path of an object given by id;
+#   - the same numbers from the gzip dump (jcmd GC.heap_dump -gz=1) and
+#     from the dump converted to 1.0.1, and the path of an object given by id;
 #   - bad input: a truncated dump, a text file, a missing class: exit 1 and
 #     an `hprof:` message, no crash.
 # The JSON is read with python3, independently of the tool.
@@ -81,6 +81,12 @@ for JDK in $FOUND_JDKS; do
     step "retained: the gzip dump gives the same numbers"
     "$HPROF" retained d$V.hprof.gz --top 10 --json >retgz$V.json 2>/dev/null || fail "retained .gz failed"
     expect_eq "gzip Holder retained_objects" $((N + 2)) "$(json_get retgz$V.json "$H[0]['retained_objects']")"
+
+    step "retained: the same dump as JAVA PROFILE 1.0.1 (one HEAP DUMP record) gives the same numbers"
+    "$HPROF" convert d$V.hprof -o d$V-101.hprof --version 1.0.1 >/dev/null 2>conv$V.err || fail "convert: $(cat conv$V.err)"
+    "$HPROF" retained d$V-101.hprof --top 10 --json >ret101$V.json 2>/dev/null || fail "retained 1.0.1 failed"
+    cmp -s ret$V.json ret101$V.json || fail "retained: 1.0.1 and 1.0.2 differ"
+    rm -f d$V-101.hprof
 
     step "path: RetainDemo\$Target through alpha, beta, gamma from main's frame"
     "$HPROF" path d$V.hprof 'RetainDemo$Target' --json >path$V.json 2>path$V.err || fail "path failed: $(cat path$V.err)"

@@ -814,12 +814,12 @@ static int hg_between(hg_load *l, uint64_t *need)
     e += l->class_slots;
     l->ecap = e;
     /* Bytes per object: graph 8 id + 4 class + 4 size + 8 edge start/count
-     * + ~1 directory + 2 bits; the dominator pass (hg_dom.c) at its peak
-     * adds 4 number + 4 order + 4 parent + 4 predecessor offset + 4 DFS
-     * stack + 4 cursor and 4 per edge for the predecessors: 48 bytes per
-     * object and 8 per reference in all. Paths need 8 more (BFS parent and
-     * queue) instead. */
-    uint64_t per_obj = l->o->for_dominators ? 49 : 33;
+     * + ~1 directory + 2 bits; the dominator pass (hg_dom.c, its budget) at
+     * its peak adds 4 number + 4 order + 4 parent + 4 predecessor offset,
+     * and 4 per edge for the predecessors: 42 bytes per object and 8 per
+     * reference in all (the references counted with their nulls: an upper
+     * bound). Paths need 8 more (BFS parent and queue) instead. */
+    uint64_t per_obj = l->o->for_dominators ? 42 : 34;
     uint64_t per_edge = l->o->for_dominators ? 8 : 4;
     *need = (uint64_t)g->n * per_obj + e * per_edge + g->capnames + g->nlay * sizeof(hg_field) +
             g->capc * sizeof(hg_cls) + (32u << 20);
@@ -903,7 +903,7 @@ hg_status hg_graph_load(hr_source *src, const hg_load_opts *o, hg_graph **out, h
         snprintf(m, sizeof m,
                  "the analysis of %u objects and up to %llu references would need about %llu MB; "
                  "%llu MB are available%s",
-                 g->n, (unsigned long long)l.ecap, (unsigned long long)(need >> 20),
+                 g->n, (unsigned long long)l.ecap, (unsigned long long)((need + (1u << 20) - 1) >> 20),
                  (unsigned long long)(st->limit_bytes >> 20),
                  o->max_memory ? " (--max-memory)" : " (MemAvailable)");
         return hg_fail(&l, out, HG_MEMORY, err, errlen, m);

@@ -13,7 +13,8 @@
  *
  * hg_dom_compute() drops the graph's edges once it no longer needs them
  * (the graph keeps its objects, classes and roots): the peak memory is the
- * graph's plus 24 bytes per object and 4 per reference (hg_graph.h).
+ * graph's plus 16 bytes per object and 4 per reference (hg_dom.c has the
+ * budget).
  */
 #ifndef HPROF_HG_DOM_H
 #define HPROF_HG_DOM_H

@@ -26,8 +26,8 @@
  * reported, as are duplicate object ids (the first record wins).
  *
  * Memory, per object: id 8 + class 4 + size 4 + edge start 4 + edge count
- * 4 = 24 bytes, plus 4 per reference, plus the small class table and the
- * names. hg_graph_load() estimates what the whole analysis will need (the
+ * 4 + the id directory ~1 = 25 bytes, plus 4 per reference, plus the small
+ * class table and the names. hg_graph_load() estimates what the whole analysis will need (the
  * dominator pass of hg_dom.h included, when asked) once the first pass has
  * counted the objects and references, and refuses to go on, saying how much
  * it would need, when that is more than the memory available.

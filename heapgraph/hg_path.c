@@ -56,6 +56,11 @@ void hg_paths_free(hg_paths *p)
     free(p);
 }
 
+int hg_paths_reached(const hg_paths *p, uint32_t i)
+{
+    return i < p->n && p->parent[i] != HG_NONE;
+}
+
 uint32_t hg_paths_chain(const hg_paths *p, uint32_t target, uint32_t *buf, uint32_t cap)
 {
     if (target >= p->n || p->parent[target] == HG_NONE)

@@ -27,6 +27,9 @@ typedef struct hg_paths hg_paths;
 int hg_paths_compute(const hg_graph *g, hg_paths **out);
 void hg_paths_free(hg_paths *p);
 
+/* 1 when a root reaches object i (in constant time). */
+int hg_paths_reached(const hg_paths *p, uint32_t i);
+
 /* Objects on the path from a root object to `target`, root first, target
  * last: returns the path's length (0 when no root reaches it) and writes
  * at most cap of them to buf. */

@@ -205,7 +205,7 @@ int path_main(int argc, char **argv)
             uint32_t c = hg_class_of(g, i);
             if (c == HG_NONE || !is[c])
                 continue;
-            if (hg_paths_chain(p, i, NULL, 0))
+            if (hg_paths_reached(p, i)) /* (a chain's length costs its depth) */
                 cand[ncand++] = i;
             else
                 unreached++;

@@ -191,6 +191,17 @@ static void test_chain(void)
     tb_end(&t);
     hg_graph *g = tb_load(&t, 0, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    /* the path to the last object: every object of the chain, in order */
+    hg_paths *p = NULL;
+    CU_ASSERT_EQUAL_FATAL(hg_paths_compute(g, &p), 0);
+    uint32_t last = hg_find(g, 0x100000 + 16 * (hprof_id)(n - 1)), *buf = malloc(n * sizeof *buf);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+    CU_ASSERT_TRUE(hg_paths_reached(p, last));
+    CU_ASSERT_EQUAL(hg_paths_chain(p, last, buf, n), n);
+    CU_ASSERT_EQUAL(buf[0], hg_find(g, 0x100000));
+    CU_ASSERT_EQUAL(buf[n / 2], hg_find(g, 0x100000 + 16 * (hprof_id)(n / 2)));
+    free(buf);
+    hg_paths_free(p);
     hg_dom *d = tb_dom(g);
     CU_ASSERT_EQUAL(RET(d, g, 0x100000), n);
     CU_ASSERT_EQUAL(RETB(d, g, 0x100000), (uint64_t)n * 24);

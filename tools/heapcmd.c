@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The file is read through the reader's window (read(2)), not mapped: the
@@ -22,6 +23,13 @@ static hr_source *heapcmd_open(const char *path, int *fd, int *err)
     *fd = open(path, O_RDONLY | O_CLOEXEC);
     if (*fd < 0) {
         *err = errno;
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(*fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(*fd);
+        *fd = -1;
+        *err = EISDIR;
         return NULL;
     }
     hr_source *s = hr_source_fd(*fd, err);

@@ -161,6 +161,9 @@ int path_main(int argc, char **argv)
     }
     if (!path || !what || !what[0])
         return path_usage_error("needs a FILE and a CLASS or ID", "");
+    hprof_id id;
+    if ((what[0] == '0' && (what[1] == 'x' || what[1] == 'X')) && !path_parse_id(what, &id))
+        return path_usage_error("not an id in hex: ", what);
     hg_load_stats st;
     hr_source *src;
     int status, fd;
@@ -176,7 +179,6 @@ int path_main(int argc, char **argv)
     uint32_t ncand = 0, nt = 0, unreached = 0;
     if (hg_paths_compute(g, &p) != 0)
         goto oom;
-    hprof_id id;
     if (path_parse_id(what, &id)) {
         uint32_t i = hg_find(g, id);
         if (i == HG_NONE) {

@@ -2,7 +2,7 @@ import java.lang.ref.Reference;
 import java.lang.ref.SoftReference;
 
 /*
- * RetainDemo: a heap whose dominator tree and paths are known by hand, for
+ * RetainPathDemo: a heap whose dominator tree and paths are known by hand, for
  * `hprof retained` and `hprof path` (tests/integration/test_retained.sh).
  *
  *   - `holder` (a Holder, 24 bytes: header 12 + two references 8, aligned)
@@ -21,9 +21,9 @@ import java.lang.ref.SoftReference;
  *
  * Prints "ready <pid>" and waits for standard input to close.
  *
- * usage: java RetainDemo [N]   (default 100000)
+ * usage: java RetainPathDemo [N]   (default 100000)
  */
-public class RetainDemo {
+public class RetainPathDemo {
     static final class Leaf {
         long v;
     }

@@ -9,7 +9,7 @@
 #  3. a libFuzzer build and short fuzz runs of the reader and verifier, the
 #     agent's options, the net= command codec, the converter, the text
 #     assembler and the text round trip (asm(disasm(X)) == X), hprof-ctl's
-#     parsers and the redactor.
+#     parsers, the redactor and the heap graph (dominators, paths).
 # Build trees go to build/test, build/asan, build/clang-asan, build/fuzz
 # (recreated each run).
 # FUZZ_SECONDS (default 30) sets the fuzz run's length.
@@ -68,7 +68,7 @@ rm -rf build/fuzz
 CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPROF_FUZZ=ON -DHPROF_TESTS=ON \
   >/dev/null
 cmake --build build/fuzz -j"$jobs" --target fuzz_reader fuzz_opts fuzz_cmd fuzz_convert fuzz_asm \
-  fuzz_asm_roundtrip fuzz_ctl fuzz_redact fuzz_textprof
+  fuzz_asm_roundtrip fuzz_ctl fuzz_redact fuzz_textprof fuzz_heapgraph
 # inputs that once crashed or misled the reader: each must now run clean
 build/fuzz/tests/fuzz/fuzz_reader tests/fuzz/crashes/* 2>&1 | tail -n 2
 work=$(mktemp -d)
@@ -116,6 +116,12 @@ build/fuzz/tests/fuzz/fuzz_redact -max_total_time=10 -max_len=65536 -artifact_pr
   "$work/redact" 2>&1 | tail -n 2
 echo "fuzz: no crash in 10 s (redact)"
 
+mkdir -p "$work/heapgraph"
+cp -r "$root"/tests/fuzz/corpus/. "$work/heapgraph"/ 2>/dev/null || true
+build/fuzz/tests/fuzz/fuzz_heapgraph -max_total_time=10 -max_len=65536 -artifact_prefix="$work/" \
+  "$work/heapgraph" 2>&1 | tail -n 2
+echo "fuzz: no crash in 10 s (heap graph, dominators, paths)"
+
 # the agent's text layout (textprof/), seeded with the JDK 8 layout fixture
 mkdir -p "$work/textprof"
 cp "$root"/tests/fixtures/jdk8-java.hprof.txt "$work/textprof"/
@@ -124,5 +130,5 @@ build/fuzz/tests/fuzz/fuzz_textprof -max_total_time=10 -max_len=65536 -artifact_
   "$work/textprof" 2>&1 | tail -n 2
 echo "fuzz: no crash in 10 s (text layout reader)"
 
-echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 9 fuzz runs"
-echo "$((n_main + n_stress + n_asan + 9)) passed, 0 failed"
+echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 10 fuzz runs"
+echo "$((n_main + n_stress + n_asan + 10)) passed, 0 failed"

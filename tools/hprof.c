@@ -16,6 +16,7 @@
 #include "convert.h"
 #include "fixture.h"
 #include "histo.h"
+#include "path.h"
 #include "print.h"
 #include "hprof/hr_reader.h"
 #include "hprof/hv_readers.h"
@@ -25,6 +26,7 @@
 #include "objsize.h"
 #include "redact.h"
 #include "report.h"
+#include "retained.h"
 #include "textin.h"
 #include "warnlimit.h"
 
@@ -53,6 +55,12 @@ static const char hprof_usage[] =
     "                        Without it, the verdicts of all of them end the report.\n"
     "  histo [--top N] FILE  class histogram of the heap dump: instances, shallow bytes,\n"
     "                        class name, like jmap -histo\n"
+    "  retained FILE [--top N] [--json] [--no-weak]  the dominator tree: the N objects\n"
+    "                        and classes that retain the most bytes (shallow and\n"
+    "                        retained bytes, retained objects); docs/heap-analysis.md\n"
+    "  path FILE CLASS|ID [--top N] [--json] [--weak]  the shortest path from a GC root\n"
+    "                        to an object or the N biggest instances of a class, field\n"
+    "                        by field; weak references followed only with --weak\n"
     "  sites [options] FILE  the ALLOC SITES records as the original's SITES tables, after\n"
     "                        their TRACE blocks; exit 1 if there are none\n"
     "      --cutoff X        leave out sites below this share of the bytes (0.0001 = 0.01 %)\n"
@@ -426,6 +434,8 @@ int main(int argc, char **argv)
         return hprof_cmd_verify(argc - 1, argv + 1);
     if (strcmp(cmd, "histo") == 0)
         return hprof_cmd_histo(argc - 1, argv + 1);
+    if (strcmp(cmd, "retained") == 0 || strcmp(cmd, "path") == 0)
+        return cmd[0] == 'r' ? retained_main(argc - 1, argv + 1) : path_main(argc - 1, argv + 1);
     if (strcmp(cmd, "convert") == 0)
         return convert_main(argc - 1, argv + 1);
     if (strcmp(cmd, "fixture") == 0)

@@ -1,0 +1,688 @@
+/*
+ * test_heapgraph.c: libhprofheap (heapgraph/) on small dumps written with
+ * the writer library, whose dominator trees are known by hand: a diamond,
+ * a chain of 1 M objects, a cycle, a root holding a 2.2 M-element array,
+ * dangling references, weak references, a class held by its loader, paths
+ * with their field names, cut files and the memory limit; and 40 random
+ * graphs checked against the definition of domination.
+ *
+ * Every dump has a class Node (fields f0, f1: references; 24 bytes an
+ * instance as HotSpot lays it out), Object[] and int[], each a sticky
+ * class root as HotSpot's system classes are, so that an instance's
+ * reference to its class changes nothing.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "heapgraph/hg_dom.h"
+#include "heapgraph/hg_path.h"
+
+#define C_NODE 0x100
+#define C_OARR 0x110
+#define C_IARR 0x120
+#define C_REF 0x130  /* java/lang/ref/Reference: referent */
+#define C_WEAK 0x140 /* java/lang/ref/WeakReference extends it */
+#define C_K 0x150    /* a class of loader L, no sticky root */
+
+typedef struct tb {
+    hw_writer *w;
+    hw_sink *sink;
+    unsigned idsz;
+    uint8_t *data;
+    size_t len;
+} tb;
+
+static void tb_class(tb *t, hprof_id id, hprof_id super, hprof_id loader, uint16_t nf,
+                     const hw_field *f)
+{
+    hw_class c;
+    memset(&c, 0, sizeof c);
+    c.class_id = id;
+    c.super_id = super;
+    c.loader_id = loader;
+    c.nfields = nf;
+    c.fields = f;
+    c.instance_size = nf * t->idsz;
+    CU_ASSERT_EQUAL(hw_class_dump(t->w, &c), 0);
+}
+
+static void tb_begin(tb *t, unsigned idsz)
+{
+    memset(t, 0, sizeof *t);
+    t->idsz = idsz;
+    t->w = tu_mem_writer(idsz, &t->sink);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t->w);
+    hw_utf8z(t->w, 1, "Node");
+    hw_utf8z(t->w, 2, "f0");
+    hw_utf8z(t->w, 3, "f1");
+    hw_utf8z(t->w, 4, "[Ljava/lang/Object;");
+    hw_utf8z(t->w, 5, "[I");
+    hw_utf8z(t->w, 6, "java/lang/ref/Reference");
+    hw_utf8z(t->w, 7, "java/lang/ref/WeakReference");
+    hw_utf8z(t->w, 8, "referent");
+    hw_utf8z(t->w, 9, "a/K");
+    hw_load_class(t->w, 1, C_NODE, 0, 1);
+    hw_load_class(t->w, 2, C_OARR, 0, 4);
+    hw_load_class(t->w, 3, C_IARR, 0, 5);
+    hw_load_class(t->w, 4, C_REF, 0, 6);
+    hw_load_class(t->w, 5, C_WEAK, 0, 7);
+    hw_load_class(t->w, 6, C_K, 0, 9);
+    hw_heap_begin(t->w);
+    hw_field nf[2] = {{2, HPROF_TYPE_OBJECT}, {3, HPROF_TYPE_OBJECT}};
+    hw_field rf[1] = {{8, HPROF_TYPE_OBJECT}};
+    tb_class(t, C_NODE, 0, 0, 2, nf);
+    tb_class(t, C_OARR, 0, 0, 0, NULL);
+    tb_class(t, C_IARR, 0, 0, 0, NULL);
+    tb_class(t, C_REF, 0, 0, 1, rf);
+    tb_class(t, C_WEAK, C_REF, 0, 0, NULL);
+    hprof_id sticky[] = {C_NODE, C_OARR, C_IARR, C_REF, C_WEAK};
+    for (size_t i = 0; i < sizeof sticky / sizeof sticky[0]; i++)
+        hw_root(t->w, HPROF_GC_ROOT_STICKY_CLASS, sticky[i], 0, 0, 0);
+}
+
+static void tb_put_id(uint8_t *p, hprof_id v, unsigned idsz)
+{
+    for (unsigned i = 0; i < idsz; i++)
+        p[i] = (uint8_t)(v >> (8 * (idsz - 1 - i)));
+}
+
+/* A Node: f0, f1. */
+static void tb_node(tb *t, hprof_id id, hprof_id f0, hprof_id f1)
+{
+    uint8_t v[16];
+    tb_put_id(v, f0, t->idsz);
+    tb_put_id(v + t->idsz, f1, t->idsz);
+    CU_ASSERT_EQUAL(hw_instance_dump(t->w, id, 0, C_NODE, v, 2 * t->idsz), 0);
+}
+
+static void tb_root(tb *t, hprof_id id)
+{
+    CU_ASSERT_EQUAL(hw_root(t->w, HPROF_GC_ROOT_JNI_GLOBAL, id, 0, 0, 0x99), 0);
+}
+
+static void tb_end(tb *t)
+{
+    hw_heap_end(t->w);
+    char msg[256];
+    CU_ASSERT_EQUAL(hw_writer_close(t->w, msg, sizeof msg), 0);
+    t->data = tu_sink_copy(t->sink, &t->len);
+    hw_sink_free(t->sink);
+}
+
+static hg_graph *tb_load(tb *t, int strong_only, hg_load_stats *st)
+{
+    hr_source *src = hr_source_memory(t->data, t->len);
+    hg_load_opts o = {.strong_only = strong_only, .for_dominators = 1, .max_memory = 1u << 30};
+    hg_graph *g = NULL;
+    char err[256];
+    CU_ASSERT_EQUAL(hg_graph_load(src, &o, &g, st, err, sizeof err), HG_OK);
+    hr_source_close(src);
+    return g;
+}
+
+static hg_dom *tb_dom(hg_graph *g)
+{
+    hg_dom *d = NULL;
+    CU_ASSERT_EQUAL_FATAL(hg_dom_compute(g, &d), 0);
+    return d;
+}
+
+#define RET(d, g, id) hg_dom_retained_count(d, hg_find(g, id))
+#define RETB(d, g, id) hg_dom_retained(d, hg_find(g, id))
+
+/* R -> A, B; A -> C; B -> C; C -> D: C is shared, so it belongs to
+ * neither A nor B; R retains all five. */
+static void test_diamond(void)
+{
+    for (unsigned idsz = 4; idsz <= 8; idsz += 4) {
+        tb t;
+        tb_begin(&t, idsz);
+        tb_node(&t, 0x1000, 0x1010, 0x1020); /* R */
+        tb_node(&t, 0x1010, 0x1030, 0);      /* A */
+        tb_node(&t, 0x1020, 0, 0x1030);      /* B */
+        tb_node(&t, 0x1030, 0x1040, 0);      /* C */
+        tb_node(&t, 0x1040, 0, 0);           /* D */
+        tb_root(&t, 0x1000);
+        tb_end(&t);
+        hg_load_stats st;
+        hg_graph *g = tb_load(&t, 0, &st);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        CU_ASSERT_EQUAL(hg_count(g), 5 + 5); /* five Nodes, five classes */
+        CU_ASSERT_EQUAL(st.dangling_refs, 0);
+        CU_ASSERT_EQUAL(hg_shallow(g, hg_find(g, 0x1000)), 24);
+        hg_dom *d = tb_dom(g);
+        CU_ASSERT_EQUAL(RET(d, g, 0x1000), 5);
+        CU_ASSERT_EQUAL(RETB(d, g, 0x1000), 5 * 24);
+        CU_ASSERT_EQUAL(RET(d, g, 0x1010), 1);
+        CU_ASSERT_EQUAL(RET(d, g, 0x1020), 1);
+        CU_ASSERT_EQUAL(RET(d, g, 0x1030), 2);
+        CU_ASSERT_EQUAL(hg_dom_idom(d, hg_find(g, 0x1030)), hg_find(g, 0x1000));
+        CU_ASSERT_EQUAL(hg_dom_idom(d, hg_find(g, 0x1000)), HG_NONE);
+        CU_ASSERT_EQUAL(hg_dom_reachable(d), 10);
+        CU_ASSERT_EQUAL(hg_dom_unreachable(d), 0);
+        uint32_t top[2];
+        CU_ASSERT_EQUAL(hg_dom_top(d, 2, top), 2);
+        CU_ASSERT_EQUAL(hg_id(g, top[0]), 0x1000);
+        CU_ASSERT_EQUAL(hg_id(g, top[1]), 0x1030);
+        const hg_class_row *rows;
+        CU_ASSERT_EQUAL_FATAL(hg_dom_classes(d, &rows), 0);
+        /* class index 0 is Node (the first CLASS DUMP): the topmost Node, R */
+        CU_ASSERT_STRING_EQUAL(hg_class_name(g, 0), "Node");
+        CU_ASSERT_EQUAL(rows[0].instances, 5);
+        CU_ASSERT_EQUAL(rows[0].shallow, 120);
+        CU_ASSERT_EQUAL(rows[0].retained, 120);
+        hg_dom_free(d);
+        hg_graph_free(g);
+        free(t.data);
+    }
+}
+
+/* root -> n0 -> n1 -> ... -> n(N-1): no recursion, every retained count
+ * exact; the class Node retains N objects once, not N (N+1)/2. */
+static void test_chain(void)
+{
+    const uint32_t n = 1000000;
+    tb t;
+    tb_begin(&t, 8);
+    for (uint32_t i = 0; i < n; i++)
+        tb_node(&t, 0x100000 + 16 * (hprof_id)i, i + 1 < n ? 0x100000 + 16 * (hprof_id)(i + 1) : 0, 0);
+    tb_root(&t, 0x100000);
+    tb_end(&t);
+    hg_graph *g = tb_load(&t, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    /* the path to the last object: every object of the chain, in order */
+    hg_paths *p = NULL;
+    CU_ASSERT_EQUAL_FATAL(hg_paths_compute(g, &p), 0);
+    uint32_t last = hg_find(g, 0x100000 + 16 * (hprof_id)(n - 1)), *buf = malloc(n * sizeof *buf);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+    CU_ASSERT_TRUE(hg_paths_reached(p, last));
+    CU_ASSERT_EQUAL(hg_paths_chain(p, last, buf, n), n);
+    CU_ASSERT_EQUAL(buf[0], hg_find(g, 0x100000));
+    CU_ASSERT_EQUAL(buf[n / 2], hg_find(g, 0x100000 + 16 * (hprof_id)(n / 2)));
+    free(buf);
+    hg_paths_free(p);
+    hg_dom *d = tb_dom(g);
+    CU_ASSERT_EQUAL(RET(d, g, 0x100000), n);
+    CU_ASSERT_EQUAL(RETB(d, g, 0x100000), (uint64_t)n * 24);
+    CU_ASSERT_EQUAL(RET(d, g, 0x100000 + 16 * 500000), n - 500000);
+    CU_ASSERT_EQUAL(RET(d, g, 0x100000 + 16 * (hprof_id)(n - 1)), 1);
+    const hg_class_row *rows;
+    CU_ASSERT_EQUAL_FATAL(hg_dom_classes(d, &rows), 0);
+    CU_ASSERT_EQUAL(rows[0].instances, n);
+    CU_ASSERT_EQUAL(rows[0].retained, (uint64_t)n * 24);
+    hg_dom_free(d);
+    hg_graph_free(g);
+    free(t.data);
+}
+
+/* root -> A -> B -> C -> A: A retains 3, B 2, C 1. */
+static void test_cycle(void)
+{
+    tb t;
+    tb_begin(&t, 8);
+    tb_node(&t, 0xA0, 0xB0, 0);
+    tb_node(&t, 0xB0, 0xC0, 0);
+    tb_node(&t, 0xC0, 0xA0, 0);
+    tb_node(&t, 0xE0, 0xE0, 0); /* a cycle of one, unreachable: left out */
+    tb_root(&t, 0xA0);
+    tb_end(&t);
+    hg_graph *g = tb_load(&t, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    hg_dom *d = tb_dom(g);
+    CU_ASSERT_EQUAL(RET(d, g, 0xA0), 3);
+    CU_ASSERT_EQUAL(RET(d, g, 0xB0), 2);
+    CU_ASSERT_EQUAL(RET(d, g, 0xC0), 1);
+    CU_ASSERT_EQUAL(hg_dom_idom(d, hg_find(g, 0xC0)), hg_find(g, 0xB0));
+    CU_ASSERT_EQUAL(hg_dom_unreachable(d), 1);
+    CU_ASSERT_EQUAL(hg_dom_unreachable_bytes(d), 24);
+    CU_ASSERT_FALSE(hg_dom_is_reachable(d, hg_find(g, 0xE0)));
+    CU_ASSERT_EQUAL(RET(d, g, 0xE0), 0);
+    hg_dom_free(d);
+    hg_graph_free(g);
+    free(t.data);
+}
+
+/* root -> Object[2.2 M] -> 2.2 M distinct int[2]; the array's 17.6 MB of
+ * ids pass HR_BODY_MAX, so the reader delivers it in parts; the path to
+ * an element of a later part names its index. */
+static void test_big_array(void)
+{
+    const uint32_t n = 2200000;
+    tb t;
+    tb_begin(&t, 8);
+    hprof_id *el = malloc(n * sizeof *el);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(el);
+    int32_t two[2] = {1, 2};
+    for (uint32_t i = 0; i < n; i++) {
+        el[i] = 0x10000000 + 32 * (hprof_id)i;
+        hw_prim_array_dump(t.w, el[i], 0, HPROF_TYPE_INT, 2, two);
+    }
+    hw_obj_array_dump(t.w, 0x8000, 0, C_OARR, n, el);
+    tb_root(&t, 0x8000);
+    tb_end(&t);
+    hg_graph *g = tb_load(&t, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_EQUAL(hg_shallow(g, hg_find(g, 0x8000)), 16 + 4 * (uint64_t)n);
+    CU_ASSERT_EQUAL(hg_shallow(g, hg_find(g, el[5])), 24);
+    CU_ASSERT_STRING_EQUAL(hg_object_class(g, hg_find(g, el[5])), "int[]");
+    CU_ASSERT_STRING_EQUAL(hg_object_class(g, hg_find(g, 0x8000)), "java.lang.Object[]");
+    hg_paths *p = NULL;
+    CU_ASSERT_EQUAL_FATAL(hg_paths_compute(g, &p), 0);
+    uint32_t chain[4];
+    CU_ASSERT_EQUAL(hg_paths_chain(p, hg_find(g, el[2177777]), chain, 4), 2);
+    hg_link l = {.from = chain[0], .to = chain[1]};
+    hr_source *src = hr_source_memory(t.data, t.len);
+    char err[128];
+    CU_ASSERT_EQUAL(hg_paths_name(src, g, &l, 1, NULL, 0, err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(l.field, "[2177777]");
+    hr_source_close(src);
+    hg_paths_free(p);
+    hg_dom *d = tb_dom(g);
+    CU_ASSERT_EQUAL(RET(d, g, 0x8000), n + 1);
+    CU_ASSERT_EQUAL(RETB(d, g, 0x8000), 16 + 4 * (uint64_t)n + 24 * (uint64_t)n);
+    hg_dom_free(d);
+    hg_graph_free(g);
+    free(el);
+    free(t.data);
+}
+
+/* references and a root to ids no record defines: counted, skipped */
+static void test_dangling(void)
+{
+    tb t;
+    tb_begin(&t, 8);
+    tb_node(&t, 0xA0, 0xDEAD0, 0xB0);
+    tb_node(&t, 0xB0, 0xDEAD8, 0xDEAD0);
+    tb_root(&t, 0xA0);
+    tb_root(&t, 0xBAD00);
+    tb_end(&t);
+    hg_load_stats st;
+    hg_graph *g = tb_load(&t, 0, &st);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_EQUAL(st.dangling_refs, 3);
+    CU_ASSERT_EQUAL(st.dangling_roots, 1);
+    uint32_t n;
+    hg_out(g, hg_find(g, 0xA0), &n);
+    CU_ASSERT_EQUAL(n, 1);
+    hg_dom *d = tb_dom(g);
+    CU_ASSERT_EQUAL(RET(d, g, 0xA0), 2);
+    hg_dom_free(d);
+    hg_graph_free(g);
+    free(t.data);
+}
+
+/* root -> W (a WeakReference) -> referent X; root -> S (Node) -> f1 -> Y.
+ * The dominator tree follows the referent (MAT's default); paths do not
+ * unless asked. */
+static void test_weak(void)
+{
+    tb t;
+    tb_begin(&t, 8);
+    uint8_t v[8];
+    tb_put_id(v, 0xC0, 8);
+    hw_instance_dump(t.w, 0xA0, 0, C_WEAK, v, 8);
+    tb_node(&t, 0xC0, 0, 0);
+    tb_root(&t, 0xA0);
+    tb_end(&t);
+    hg_load_stats st;
+    hg_graph *g = tb_load(&t, 0, &st);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    hg_dom *d = tb_dom(g);
+    CU_ASSERT_EQUAL(RET(d, g, 0xA0), 2);
+    hg_dom_free(d);
+    hg_graph_free(g);
+    g = tb_load(&t, 1, &st);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_EQUAL(st.weak_skipped, 1);
+    hg_paths *p = NULL;
+    CU_ASSERT_EQUAL_FATAL(hg_paths_compute(g, &p), 0);
+    CU_ASSERT_EQUAL(hg_paths_chain(p, hg_find(g, 0xC0), NULL, 0), 0);
+    CU_ASSERT_EQUAL(hg_paths_chain(p, hg_find(g, 0xA0), NULL, 0), 1);
+    hg_paths_free(p);
+    hg_graph_free(g);
+    g = tb_load(&t, 0, &st);
+    CU_ASSERT_EQUAL_FATAL(hg_paths_compute(g, &p), 0);
+    uint32_t chain[2];
+    CU_ASSERT_EQUAL(hg_paths_chain(p, hg_find(g, 0xC0), chain, 2), 2);
+    hg_link l = {.from = chain[0], .to = chain[1]};
+    hr_source *src = hr_source_memory(t.data, t.len);
+    char err[128];
+    CU_ASSERT_EQUAL(hg_paths_name(src, g, &l, 1, NULL, 0, err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(l.field, "referent");
+    hr_source_close(src);
+    hg_paths_free(p);
+    hg_graph_free(g);
+    free(t.data);
+}
+
+/* A class is held by its loader: L (a Node, the only root) retains class K
+ * (not a sticky root) and K's static; K's instance I, held by L.f0, refers
+ * to K as MAT's "<class>". Paths name the fields, the loader's "<classes>",
+ * a static, and the root's thread and frame. */
+static void test_loader_and_names(void)
+{
+    tb t;
+    tb_begin(&t, 8);
+    hw_heap_end(t.w); /* FRAME and TRACE records go between heap dumps */
+    hw_utf8z(t.w, 20, "cache");
+    hw_utf8z(t.w, 21, "main");
+    hw_utf8z(t.w, 22, "()V");
+    hw_utf8z(t.w, 23, "K.java");
+    hw_utf8z(t.w, 24, "run");
+    hw_frame(t.w, 0x501, 24, 22, 23, 6, 10);
+    hw_frame(t.w, 0x502, 21, 22, 23, 6, 42);
+    hprof_id frames[2] = {0x501, 0x502};
+    hw_trace(t.w, 9, 7, 2, frames);
+    hw_heap_begin(t.w);
+    hw_static_field sf = {20, {HPROF_TYPE_OBJECT, 0xD0}};
+    hw_class c;
+    memset(&c, 0, sizeof c);
+    c.class_id = C_K;
+    c.loader_id = 0xA0;
+    c.nstatics = 1;
+    c.statics = &sf;
+    CU_ASSERT_EQUAL(hw_class_dump(t.w, &c), 0);
+    tb_node(&t, 0xA0, 0xB0, 0); /* L: f0 = I */
+    hw_instance_dump(t.w, 0xB0, 0, C_K, NULL, 0); /* I, an instance of K */
+    tb_node(&t, 0xD0, 0, 0);    /* D = K.cache */
+    tb_node(&t, 0xF0, 0xD0, 0); /* F, a local of main (thread 7, depth 1): f0 = D */
+    tb_root(&t, 0xA0);
+    hw_root(t.w, HPROF_GC_ROOT_JAVA_FRAME, 0xF0, 7, 1, 0);
+    tb_end(&t);
+    hg_graph *g = tb_load(&t, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    uint32_t ki = hg_find(g, C_K);
+    CU_ASSERT_TRUE(hg_is_class(g, ki));
+    CU_ASSERT_STRING_EQUAL(hg_object_class(g, ki), "class a.K");
+    hg_paths *p = NULL;
+    CU_ASSERT_EQUAL_FATAL(hg_paths_compute(g, &p), 0);
+    /* L -> K via <classes>; L -> I (f0) -> K too, longer */
+    uint32_t ch[4];
+    CU_ASSERT_EQUAL(hg_paths_chain(p, ki, ch, 4), 2);
+    CU_ASSERT_EQUAL(ch[0], hg_find(g, 0xA0));
+    hg_link l[3] = {{.from = ch[0], .to = ch[1]},
+                    {.from = hg_find(g, 0xB0), .to = ki},
+                    {.from = ki, .to = hg_find(g, 0xD0)}};
+    /* D's path: F (Java frame root) -> D by f0, shorter than L -> K -> D */
+    CU_ASSERT_EQUAL(hg_paths_chain(p, hg_find(g, 0xD0), ch, 4), 2);
+    CU_ASSERT_EQUAL(ch[0], hg_find(g, 0xF0));
+    const hg_root *r = hg_root_of(g, ch[0]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL(r->kind, HPROF_GC_ROOT_JAVA_FRAME);
+    CU_ASSERT_EQUAL(r->thread, 7);
+    hg_frame_req fr = {.thread = r->thread, .depth = r->frame, .has_depth = 1};
+    hr_source *src = hr_source_memory(t.data, t.len);
+    char err[128];
+    CU_ASSERT_EQUAL(hg_paths_name(src, g, l, 3, &fr, 1, err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(l[0].field, "<classes>");
+    CU_ASSERT_STRING_EQUAL(l[1].field, "<class>");
+    CU_ASSERT_STRING_EQUAL(l[2].field, "cache");
+    CU_ASSERT_STRING_EQUAL(fr.text, "a.K.main(K.java:42)");
+    hr_source_close(src);
+    hg_paths_free(p);
+    hg_dom *d = tb_dom(g);
+    /* K is reached from L (<classes>) and from I, which L dominates; D is
+     * reached from K and from F: L retains L, I, K; D is nobody's */
+    CU_ASSERT_EQUAL(hg_dom_idom(d, ki), hg_find(g, 0xA0));
+    CU_ASSERT_EQUAL(RET(d, g, 0xA0), 3);
+    CU_ASSERT_EQUAL(hg_dom_idom(d, hg_find(g, 0xD0)), HG_NONE);
+    hg_dom_free(d);
+    hg_graph_free(g);
+    free(t.data);
+}
+
+/* Every prefix of a dump: loaded (what it holds, flagged malformed) or
+ * refused as input, never a crash; the memory limit refuses with the need. */
+static void test_cut_and_limit(void)
+{
+    tb t;
+    tb_begin(&t, 8);
+    tb_node(&t, 0x1000, 0x1010, 0x1020);
+    tb_node(&t, 0x1010, 0x1020, 0);
+    tb_node(&t, 0x1020, 0x1000, 0);
+    uint8_t v[8];
+    tb_put_id(v, 0x1000, 8);
+    hw_instance_dump(t.w, 0x1030, 0, C_WEAK, v, 8);
+    hprof_id el[3] = {0x1000, 0x1010, 0xDEAD};
+    hw_obj_array_dump(t.w, 0x1040, 0, C_OARR, 3, el);
+    tb_root(&t, 0x1000);
+    tb_root(&t, 0x1040);
+    tb_end(&t);
+    size_t ok = 0, malformed = 0;
+    for (size_t cut = 0; cut <= t.len; cut++) {
+        hr_source *src = hr_source_memory(t.data, cut);
+        hg_load_opts o = {.strong_only = 0, .for_dominators = 1, .max_memory = 1u << 30};
+        hg_graph *g = NULL;
+        hg_load_stats st;
+        char err[256];
+        hg_status s = hg_graph_load(src, &o, &g, &st, err, sizeof err);
+        if (s == HG_OK) {
+            ok++;
+            malformed += st.malformed;
+            hg_dom *d = NULL;
+            CU_ASSERT_EQUAL(hg_dom_compute(g, &d), 0);
+            CU_ASSERT_TRUE(hg_dom_reachable(d) <= hg_count(g));
+            hg_dom_free(d);
+            hg_graph_free(g);
+        } else {
+            CU_ASSERT_EQUAL(s, HG_INPUT);
+            CU_ASSERT_PTR_NULL(g);
+            CU_ASSERT_TRUE(err[0] != 0);
+        }
+        hr_source_close(src);
+    }
+    CU_ASSERT_TRUE(ok > 0);
+    CU_ASSERT_TRUE(malformed > 0);
+    /* the whole file is clean; one cut inside the heap dump is not */
+    size_t cuts[2] = {t.len, t.len - 12};
+    for (int k = 0; k < 2; k++) {
+        hr_source *src = hr_source_memory(t.data, cuts[k]);
+        hg_load_opts o = {.strong_only = 0, .for_dominators = 1, .max_memory = 1u << 30};
+        hg_graph *g = NULL;
+        hg_load_stats st;
+        char err[256];
+        CU_ASSERT_EQUAL(hg_graph_load(src, &o, &g, &st, err, sizeof err), HG_OK);
+        CU_ASSERT_EQUAL(st.malformed, k);
+        CU_ASSERT_EQUAL(st.problem[0] != 0, k);
+        hg_graph_free(g);
+        hr_source_close(src);
+    }
+    hr_source *src = hr_source_memory(t.data, t.len);
+    hg_load_opts o = {.strong_only = 0, .for_dominators = 1, .max_memory = 1000};
+    hg_graph *g = NULL;
+    hg_load_stats st;
+    char err[256];
+    CU_ASSERT_EQUAL(hg_graph_load(src, &o, &g, &st, err, sizeof err), HG_MEMORY);
+    CU_ASSERT_PTR_NULL(g);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "would need about"));
+    CU_ASSERT_TRUE(st.need_bytes > 1000);
+    hr_source_close(src);
+    free(t.data);
+}
+
+/* Random graphs against the definition: v's retained objects are v and
+ * every object that no longer has a path from the roots once v is removed
+ * (a BFS per object). Nodes of 2 fields and Object[] arrays of 0..5
+ * elements, a few roots, some objects unreachable. */
+static uint32_t th_rand(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)(*s >> 33);
+}
+
+static void test_random_graphs(void)
+{
+    uint64_t seed = 12345;
+    for (int round = 0; round < 40; round++) {
+        uint32_t n = 50 + th_rand(&seed) % 400;
+        hprof_id *out = calloc((size_t)n * 6, sizeof *out);
+        uint32_t *deg = calloc(n, sizeof *deg);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(deg);
+        tb t;
+        tb_begin(&t, round % 2 ? 4 : 8);
+        for (uint32_t i = 0; i < n; i++) {
+            int arr = th_rand(&seed) % 4 == 0;
+            deg[i] = arr ? th_rand(&seed) % 6 : 2;
+            for (uint32_t k = 0; k < deg[i]; k++) {
+                /* mostly forward and local, some back edges, some nulls */
+                uint32_t r = th_rand(&seed) % 10;
+                uint32_t to = r < 6 ? (i + 1 + th_rand(&seed) % 8) % n : th_rand(&seed) % n;
+                out[(size_t)i * 6 + k] = r == 9 ? 0 : 0x10000 + 8 * (hprof_id)to;
+            }
+            hprof_id id = 0x10000 + 8 * (hprof_id)i;
+            if (arr)
+                hw_obj_array_dump(t.w, id, 0, C_OARR, deg[i], deg[i] ? &out[(size_t)i * 6] : NULL);
+            else
+                tb_node(&t, id, out[(size_t)i * 6], out[(size_t)i * 6 + 1]);
+        }
+        uint32_t nroots = 1 + th_rand(&seed) % 3;
+        uint32_t roots[3];
+        for (uint32_t k = 0; k < nroots; k++) {
+            roots[k] = th_rand(&seed) % n;
+            tb_root(&t, 0x10000 + 8 * (hprof_id)roots[k]);
+        }
+        tb_end(&t);
+        hg_graph *g = tb_load(&t, 0, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        hg_dom *d = tb_dom(g);
+        /* the definition, by BFS with one object removed */
+        uint8_t *seen = malloc(n), *base = malloc(n);
+        uint32_t *queue = malloc(n * sizeof *queue);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(queue);
+        for (uint32_t c = 0; c <= n; c++) {
+            uint32_t cut = c ? c - 1 : n; /* first n: nothing removed, the base */
+            uint32_t *q = queue, head = 0, tail = 0;
+            memset(seen, 0, n);
+            for (uint32_t k = 0; k < nroots; k++)
+                if (roots[k] != cut && !seen[roots[k]]) {
+                    seen[roots[k]] = 1;
+                    q[tail++] = roots[k];
+                }
+            while (head < tail) {
+                uint32_t v = q[head++];
+                for (uint32_t k = 0; k < deg[v]; k++) {
+                    hprof_id to = out[(size_t)v * 6 + k];
+                    if (!to)
+                        continue;
+                    uint32_t w = (uint32_t)((to - 0x10000) / 8);
+                    if (w != cut && !seen[w]) {
+                        seen[w] = 1;
+                        q[tail++] = w;
+                    }
+                }
+            }
+            if (cut == n) {
+                memcpy(base, seen, n);
+                for (uint32_t v = 0; v < n; v++)
+                    CU_ASSERT_EQUAL(hg_dom_is_reachable(d, hg_find(g, 0x10000 + 8 * (hprof_id)v)), base[v]);
+                continue;
+            }
+            if (!base[cut])
+                continue;
+            uint64_t lost = 1;
+            for (uint32_t v = 0; v < n; v++)
+                lost += base[v] && !seen[v] && v != cut;
+            CU_ASSERT_EQUAL(RET(d, g, 0x10000 + 8 * (hprof_id)cut), lost);
+        }
+        free(seen);
+        free(base);
+        free(queue);
+        free(out);
+        free(deg);
+        hg_dom_free(d);
+        hg_graph_free(g);
+        free(t.data);
+    }
+}
+
+/* A stack root's thread is named by its thread object's `name` String:
+ * Latin-1 bytes (coder 0), UTF-16 (coder 1, little-endian), the String
+ * and its array written in either order. */
+static void test_thread_names(void)
+{
+    for (int variant = 0; variant < 2; variant++) {
+        tb t;
+        tb_begin(&t, 8);
+        hw_utf8z(t.w, 30, "java/lang/Thread");
+        hw_utf8z(t.w, 31, "name");
+        hw_utf8z(t.w, 32, "java/lang/String");
+        hw_utf8z(t.w, 33, "value");
+        hw_utf8z(t.w, 34, "coder");
+        hw_utf8z(t.w, 35, "[B");
+        hw_load_class(t.w, 20, 0x300, 0, 30);
+        hw_load_class(t.w, 21, 0x310, 0, 32);
+        hw_load_class(t.w, 22, 0x320, 0, 35);
+        hw_field tf[1] = {{31, HPROF_TYPE_OBJECT}};
+        hw_field sf[2] = {{33, HPROF_TYPE_OBJECT}, {34, HPROF_TYPE_BYTE}};
+        tb_class(&t, 0x300, 0, 0, 1, tf);
+        tb_class(&t, 0x310, 0, 0, 2, sf);
+        tb_class(&t, 0x320, 0, 0, 0, NULL);
+        uint8_t tv[8], sv[9];
+        tb_put_id(tv, 0xB00, 8);
+        tb_put_id(sv, 0xC00, 8);
+        sv[8] = (uint8_t)variant; /* coder */
+        static const uint8_t latin1[] = {'w', 'o', 'r', 'k', 'e', 'r', '-', 0xE9};
+        static const uint8_t utf16le[] = {'w', 0, 'k', 0, 0xAC, 0x20}; /* "wk€" */
+        if (variant)
+            hw_prim_array_dump(t.w, 0xC00, 0, HPROF_TYPE_BYTE, sizeof utf16le, utf16le);
+        hw_instance_dump(t.w, 0xA00, 0, 0x300, tv, 8);  /* the Thread */
+        hw_instance_dump(t.w, 0xB00, 0, 0x310, sv, 9);  /* its name */
+        if (!variant)
+            hw_prim_array_dump(t.w, 0xC00, 0, HPROF_TYPE_BYTE, sizeof latin1, latin1);
+        tb_node(&t, 0xD00, 0, 0);
+        hw_root(t.w, HPROF_GC_ROOT_THREAD_OBJ, 0xA00, 7, 9, 0);
+        hw_root(t.w, HPROF_GC_ROOT_JAVA_FRAME, 0xD00, 7, 0, 0);
+        tb_end(&t);
+        hg_graph *g = tb_load(&t, 1, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        hg_frame_req fr[2] = {{.thread = 7, .depth = 0, .has_depth = 1}, {.thread = 8, .has_depth = 0}};
+        hr_source *src = hr_source_memory(t.data, t.len);
+        char err[128];
+        CU_ASSERT_EQUAL(hg_paths_name(src, g, NULL, 0, fr, 2, err, sizeof err), 0);
+        CU_ASSERT_STRING_EQUAL(fr[0].thread_name, variant ? "wk\xE2\x82\xAC" : "worker-\xC3\xA9");
+        CU_ASSERT_STRING_EQUAL(fr[1].thread_name, "");
+        CU_ASSERT_STRING_EQUAL(fr[0].text, ""); /* no STACK TRACE for thread 7 */
+        hr_source_close(src);
+        hg_graph_free(g);
+        free(t.data);
+    }
+}
+
+static void test_names(void)
+{
+    char b[64];
+    hg_java_name("[I", 2, b, sizeof b);
+    CU_ASSERT_STRING_EQUAL(b, "int[]");
+    hg_java_name("La/B$C;", 7, b, sizeof b);
+    CU_ASSERT_STRING_EQUAL(b, "a.B$C");
+    hg_java_name("[[Ljava/lang/String;", 20, b, sizeof b);
+    CU_ASSERT_STRING_EQUAL(b, "java.lang.String[][]");
+    hg_java_name("java.lang.String", 16, b, sizeof b);
+    CU_ASSERT_STRING_EQUAL(b, "java.lang.String");
+    hg_java_name("int[]", 5, b, sizeof b);
+    CU_ASSERT_STRING_EQUAL(b, "int[]");
+}
+
+static int th_suites(void)
+{
+    CU_pSuite s = CU_add_suite("heapgraph", NULL, NULL);
+    if (!s)
+        return -1;
+    if (!CU_add_test(s, "diamond: the shared object is nobody's", test_diamond) ||
+        !CU_add_test(s, "chain of 1 M objects", test_chain) ||
+        !CU_add_test(s, "cycle, and an unreachable object left out", test_cycle) ||
+        !CU_add_test(s, "2.2 M-element array (in parts) and its path", test_big_array) ||
+        !CU_add_test(s, "dangling references and roots", test_dangling) ||
+        !CU_add_test(s, "weak referents: dominators yes, paths on request", test_weak) ||
+        !CU_add_test(s, "loader holds its classes; field names, frames", test_loader_and_names) ||
+        !CU_add_test(s, "every cut of a dump; the memory limit", test_cut_and_limit) ||
+        !CU_add_test(s, "random graphs against the definition", test_random_graphs) ||
+        !CU_add_test(s, "thread names of stack roots", test_thread_names) ||
+        !CU_add_test(s, "class names in both spellings", test_names))
+        return -1;
+    return 0;
+}
+
+int main(void) { return tu_main(th_suites); }

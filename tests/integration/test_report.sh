@@ -19,6 +19,8 @@
 #    the difference; CpuDemo 30/10 against 10/30 shows hotB grown; two runs
 #    of LambdaDemo diffed show no hidden-class address and no change;
 #  - files cut short give what they hold and a warning;
+#  - the binary CpuDemo page in headless Chromium (tests/report's harness,
+#    scripts/deps.sh installs it): hotA's share and the table;
 #  - the HTML (-o) holds the data and no http:// or https:// reference;
 #  - bad input and bad usage: messages and exit statuses 1 and 2;
 #  - scripts/gen_report_perf.py's 100 000 distinct stacks: a page under 6 MB.
@@ -83,6 +85,7 @@ for JDK in $FOUND_JDKS; do
     for fmt in a b; do
         jrun c$fmt$V 0 no "$A=cpu=samples,interval=5,format=$fmt,file=$WORK/c$fmt$V.prof,cutoff=0" -cp classes CpuDemo 3 30 10
         want=$(sed -n 's/^share hotA=\([0-9.]*\).*/\1/p' c$fmt$V.out)
+        want_a=$want
         [ -n "$want" ] || fail "CpuDemo printed no share"
         report c$fmt$V.json "c$fmt$V.prof"
         got=$($RC ratio c$fmt$V.json cpu-samples CpuDemo.hotA CpuDemo.hotB)
@@ -197,6 +200,20 @@ print(*sorted(' '.join(map(str, x)) for x in t['rows'] if x[0].startswith('Lambd
     n=$($RC through cacut$V.json cpu-samples CpuDemo.hotA)
     want=$($RC through ca$V.json cpu-samples CpuDemo.hotA)
     within "$n" "$want" 0.05 || fail "text cut: hotA's share $n, whole file $want"
+
+    step "the CpuDemo page in headless Chromium: hotA's share as measured, the table's rows"
+    "$HPROF" report cb$V.prof -o cpu$V.html || fail "hprof report -o failed"
+    rows=$(python3 -c "import sys; sys.path.insert(0, '$SRC/tests/integration'); import report_check as r
+print(len(r.table(r.load('cb$V.json'), 'cpu-samples')['rows']))")
+    # the share of all samples through hotA (the printed share is of hotA + hotB)
+    sa=$($RC through cb$V.json cpu-samples CpuDemo.hotA)
+    sb=$($RC through cb$V.json cpu-samples CpuDemo.hotB)
+    lo=$(awk -v a="$sa" -v b="$sb" -v w="$want_a" 'BEGIN { printf "%.1f", 100 * w * (a + b) - 3 }')
+    hi=$(awk -v a="$sa" -v b="$sb" -v w="$want_a" 'BEGIN { printf "%.1f", 100 * w * (a + b) + 3 }')
+    node "$SRC/tests/report/check_report.js" cpu$V.html --flame cpu-samples \
+        --frame "CpuDemo.hotA:$lo:$hi" --search "CpuDemo.hot:90:100" --table "cpu-samples:$rows" \
+        --screenshot shot-cpu$V.png >check$V.out 2>check$V.err ||
+        fail "the page in Chromium: $(cat check$V.err)"
 
     step "the HTML page: the data inside, nothing from the network"
     "$HPROF" report ca$V.prof sa$V.prof -o page$V.html --title "run $V" || fail "hprof report -o failed"

@@ -14,6 +14,7 @@
 
 #include "asm.h"
 #include "convert.h"
+#include "diff.h"
 #include "fixture.h"
 #include "histo.h"
 #include "print.h"
@@ -52,6 +53,10 @@ static const char hprof_usage[] =
     "                        Without it, the verdicts of all of them end the report.\n"
     "  histo [--top N] FILE  class histogram of the heap dump: instances, shallow bytes,\n"
     "                        class name, like jmap -histo\n"
+    "  diff OLD NEW [--top N] [--json]  two heap dumps' class histograms side by side:\n"
+    "                        per class, instances and bytes before and after, ordered\n"
+    "                        by byte growth; names in Java spelling, hidden classes\n"
+    "                        matched without their address (docs/heap-analysis.md)\n"
     "  sites [options] FILE  the ALLOC SITES records as the original's SITES tables, after\n"
     "                        their TRACE blocks; exit 1 if there are none\n"
     "      --cutoff X        leave out sites below this share of the bytes (0.0001 = 0.01 %)\n"
@@ -421,6 +426,8 @@ int main(int argc, char **argv)
         return hprof_cmd_verify(argc - 1, argv + 1);
     if (strcmp(cmd, "histo") == 0)
         return hprof_cmd_histo(argc - 1, argv + 1);
+    if (strcmp(cmd, "diff") == 0)
+        return diff_main(argc - 1, argv + 1);
     if (strcmp(cmd, "convert") == 0)
         return convert_main(argc - 1, argv + 1);
     if (strcmp(cmd, "fixture") == 0)

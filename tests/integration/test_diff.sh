@@ -3,7 +3,8 @@
 # with known growth, on JDK 17 and 25.
 #
 # usage: bash test_diff.sh HPROF_TOOL PROJECT_DIR WORKDIR   (run by ctest)
-# Owns: demo-java/RetainDemo dumped before and after its "add" step (exactly
+# Owns: fixtures 1000 against 2000 nodes (every variant: names, ids,
+# versions, gzip); demo-java/RetainDemo dumped before and after its "add" step (exactly
 # M = 100000 RetainDemo$Added more, nothing else that stays): the diff's top
 # row is that class, +M instances, +16 bytes each (12-byte header with
 # compressed class pointers + an int); --json parsed by python3, --top; a
@@ -31,6 +32,21 @@ for r in d["classes"]:
 print(" ".join(str(rows[0][k]) for k in ("instances_before", "instances_after", "bytes_before", "bytes_after")) if rows else "none")
 PY
 }
+
+step "fixtures (no JVM): 1000 against 2000 nodes, slash and dot names, 8- and 4-byte ids, 1.0.2 and 1.0.1, gzip"
+"$HPROF" fixture fa.hprof --objects 1000 >/dev/null
+"$HPROF" fixture fb.hprof --objects 2000 --names dot --id-size 4 --version 1.0.1 >/dev/null
+gzip -c fb.hprof >fb.hprof.gz
+"$HPROF" diff --json fa.hprof fb.hprof.gz >f.json || fail "diff of fixtures exited $?"
+expect_eq "fixture Node" "1000 2000 56000 112000" "$(json_row f.json com.example.fixture.Node)"
+expect_eq "fixture SubNode" "50 100 3200 6400" "$(json_row f.json com.example.fixture.SubNode)"
+expect_eq "fixture Marker (the same in both)" "3 3 72 72" "$(json_row f.json com.example.fixture.Marker)"
+# one row per class although the two files spell names differently
+expect_eq "fixture rows (histo's classes)" "$("$HPROF" histo fa.hprof | grep -c '^ *[0-9]*:')" \
+    "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["classes"]))' f.json)"
+expect_eq "first fixture row" com.example.fixture.Node \
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["classes"][0]["class"])' f.json)"
+echo "   ok"
 
 for JDK in $JDKS; do
     V=$("$JDK/bin/java" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')

@@ -5,12 +5,21 @@
  * benchmark can time VisualVM on the same file (bench/retained_bench.sh).
  *
  * usage: java -cp heap.jar:. VvmRetained FILE [--top N] [--class NAME]... [--no-counts]
+ *        java -cp heap.jar:. VvmRetained FILE --paths NAME
  *   --top N        the N biggest objects by retained size (default 10) and the
  *                  N classes of biggest retained size
  *   --class NAME   also that class's row, and every one of its instances in
  *                  "objects" (VisualVM's names: dots, int[]); repeatable
  *   --no-counts    retained_objects left out (-1): counting walks every
  *                  object's dominator chain, which the benchmark does not time
+ *   --paths NAME   instead: VisualVM's path from a GC root to every instance
+ *                  of NAME (Instance.getNearestGCRootPointer(), followed up to
+ *                  a root), in `hprof path --json`'s format:
+ *                  {"paths": [{"target": {"id", "class"}, "root": {"kind"},
+ *                  "steps": [{"id", "class", "field"}]}]}, steps from the root
+ *                  to the target, `field` the field (or "[i]") of that step's
+ *                  object that holds the next one (null on the target); a
+ *                  static field's step is the class's java.lang.Class object
  * Output, on stdout:
  *   {"objects": [{"id", "class", "shallow_bytes", "retained_bytes", "retained_objects"}],
  *    "classes": [{"class", "instances", "shallow_bytes", "retained_bytes"}]}
@@ -52,10 +61,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import org.graalvm.visualvm.lib.jfluid.heap.ArrayItemValue;
+import org.graalvm.visualvm.lib.jfluid.heap.FieldValue;
+import org.graalvm.visualvm.lib.jfluid.heap.GCRoot;
 import org.graalvm.visualvm.lib.jfluid.heap.Heap;
 import org.graalvm.visualvm.lib.jfluid.heap.HeapFactory;
 import org.graalvm.visualvm.lib.jfluid.heap.Instance;
 import org.graalvm.visualvm.lib.jfluid.heap.JavaClass;
+import org.graalvm.visualvm.lib.jfluid.heap.Value;
 
 public class VvmRetained {
     static void deleteCache(File file) throws IOException {
@@ -84,6 +97,7 @@ public class VvmRetained {
     static int usage(String why) {
         System.err.println("VvmRetained: " + why);
         System.err.println("usage: java VvmRetained FILE [--top N] [--class NAME]... [--no-counts]");
+        System.err.println("       java VvmRetained FILE --paths NAME");
         return 2;
     }
 
@@ -142,6 +156,59 @@ public class VvmRetained {
         return count;
     }
 
+    /* How `parent` refers to `child`: a field's name, "[i]", or null. */
+    static String via(Instance parent, Instance child) {
+        for (Value v : child.getReferences()) {
+            Instance d = v.getDefiningInstance();
+            if (d == null || d.getInstanceId() != parent.getInstanceId()) {
+                continue;
+            }
+            if (v instanceof ArrayItemValue) {
+                return "[" + ((ArrayItemValue) v).getIndex() + "]";
+            }
+            if (v instanceof FieldValue) {
+                return ((FieldValue) v).getField().getName();
+            }
+        }
+        return null;
+    }
+
+    static int paths(Heap heap, String path, String name) {
+        JavaClass c = heap.getJavaClassByName(name);
+        if (c == null) {
+            System.err.println("VvmRetained: no class " + name + " in " + path);
+            return 1;
+        }
+        StringBuilder out = new StringBuilder("{\"paths\": [");
+        String sep = "\n";
+        for (Instance target : c.getInstances()) {
+            List<Instance> chain = new ArrayList<>();
+            for (Instance i = target; i != null && chain.size() < 100000; i = i.getNearestGCRootPointer()) {
+                chain.add(0, i);
+                if (i.isGCRoot()) {
+                    break;
+                }
+            }
+            Instance root = chain.get(0);
+            GCRoot r = root.isGCRoot() ? heap.getGCRoots(root).iterator().next() : null;
+            out.append(sep).append("  {\"target\": {\"id\": ").append(target.getInstanceId())
+                    .append(", \"class\": ").append(json(target.getJavaClass().getName()))
+                    .append("}, \"root\": {\"kind\": ").append(r == null ? "null" : json(r.getKind()))
+                    .append("}, \"steps\": [");
+            for (int k = 0; k < chain.size(); k++) {
+                Instance i = chain.get(k);
+                String f = k + 1 < chain.size() ? via(i, chain.get(k + 1)) : null;
+                out.append(k == 0 ? "" : ", ").append("{\"id\": ").append(i.getInstanceId())
+                        .append(", \"class\": ").append(json(i.getJavaClass().getName()))
+                        .append(", \"field\": ").append(f == null ? "null" : json(f)).append('}');
+            }
+            out.append("]}");
+            sep = ",\n";
+        }
+        System.out.println(out.append("]}"));
+        return 0;
+    }
+
     public static void main(String[] args) throws Exception {
         System.exit(run(args));
     }
@@ -150,6 +217,7 @@ public class VvmRetained {
         String path = null;
         int top = 10;
         boolean counts = true;
+        String pathsOf = null;
         List<String> named = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--top") && i + 1 < args.length) {
@@ -160,6 +228,8 @@ public class VvmRetained {
                 }
             } else if (args[i].equals("--class") && i + 1 < args.length) {
                 named.add(args[++i]);
+            } else if (args[i].equals("--paths") && i + 1 < args.length) {
+                pathsOf = args[++i];
             } else if (args[i].equals("--no-counts")) {
                 counts = false;
             } else if (args[i].startsWith("-") || path != null) {
@@ -175,6 +245,11 @@ public class VvmRetained {
         deleteCache(file);
         long t0 = System.nanoTime();
         Heap heap = HeapFactory.createHeap(file);
+        if (pathsOf != null) {
+            int rc = paths(heap, path, pathsOf);
+            deleteCache(file);
+            return rc;
+        }
         long t1 = System.nanoTime();
         List<Instance> biggest = heap.getBiggestObjectsByRetainedSize(top);
         long t2 = System.nanoTime();

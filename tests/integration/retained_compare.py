@@ -6,6 +6,9 @@ usage:
   retained_compare.py classes VVM.json DIFF.json
                                           VisualVM's per-class instances and shallow bytes
                                           equal hprof's histogram (a self `hprof diff --json`)
+  retained_compare.py path PATHS.json CLASS FIELD...
+                                          one path, to the one instance of CLASS, whose
+                                          steps' fields end with FIELD... (then the target)
   retained_compare.py compare VVM.json HPROF.json
                                           the objects both list (by id) have the same
                                           retained_objects and retained_bytes; the classes
@@ -143,7 +146,28 @@ def compare(vpath, hpath):
     return bad
 
 
+def path(ppath, cls, fields):
+    d = load(ppath, ("paths",))
+    ps = d["paths"]
+    if len(ps) != 1:
+        print(f"   MISMATCH: {len(ps)} paths, 1 expected")
+        return 1
+    p = ps[0]
+    steps = p["steps"]
+    got = [st.get("field") for st in steps]
+    if got and got[-1] in (None, ""):  # the target's own step holds nothing further
+        got = got[:-1]
+    tcls = java_name(p["target"]["class"])
+    last = java_name(steps[-1]["class"]) if steps else None
+    ok = got[-len(fields):] == fields and tcls == cls and last == cls
+    print(f"   {'ok' if ok else 'MISMATCH'}: path to {tcls} (root {p.get('root')}): fields {got}, "
+          f"expected to end with {fields}")
+    return 0 if ok else 1
+
+
 def main(argv):
+    if len(argv) >= 5 and argv[1] == "path":
+        return path(argv[2], argv[3], argv[4:])
     if len(argv) == 3 and argv[1] == "expect":
         return 1 if expect(argv[2]) else 0
     if len(argv) == 4 and argv[1] == "classes":

@@ -12,10 +12,12 @@
 #    1 M-element array 1001 and the biggest object);
 #  - VisualVM's shallow sizes equal hprof's histogram for every class (so
 #    retained bytes compare directly, no mapping needed);
+#  - VisualVM's path to RetainDemo's Target ends with the fields CHAIN, b, c,
+#    d, target (VvmRetained --paths), and so does `hprof path --json`'s;
 #  - `hprof retained --json` against VisualVM: every object both list has
 #    the same retained objects and bytes, every class both list the same
 #    instances, shallow and retained bytes. A build without `hprof retained`
-#    FAILS here (it is not skipped).
+#    or `hprof path` FAILS here (it is not skipped).
 # A missing VisualVM jar or JDK is a failure, not a skip.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/heap_lib.sh" "$@"
@@ -49,6 +51,11 @@ for JDK in $JDKS; do
         >vvmall$V.json 2>vvmall$V.err || fail "VvmRetained --no-counts exited $?: $(tail -5 vvmall$V.err)"
     "$HPROF" diff --json retain$V.hprof retain$V.hprof >histo$V.json || fail "hprof diff --json exited $?"
     $CMP classes vvmall$V.json histo$V.json || fail "shallow sizes differ (above)"
+
+    step "VisualVM's path to RetainDemo\$Target: RetainDemo.CHAIN.b.c.d.target"
+    "$JDK/bin/java" -Xmx1g -cp "$JAR:vvm" VvmRetained retain$V.hprof --paths 'RetainDemo$Target' \
+        >vvmpath$V.json 2>vvmpath$V.err || fail "VvmRetained --paths exited $?: $(tail -5 vvmpath$V.err)"
+    $CMP path vvmpath$V.json 'RetainDemo$Target' CHAIN b c d target || fail "VisualVM's path (above)"
 done
 
 # after both JDKs' VisualVM checks, so that they are proven without the command
@@ -60,5 +67,11 @@ for JDK in $JDKS; do
     "$HPROF" retained --json --top 100000 retain$V.hprof >ours$V.json 2>ours$V.err || rc=$?
     [ $rc = 0 ] || fail "hprof retained exited $rc (a build without the command fails here): $(head -3 ours$V.err)"
     $CMP compare vvm$V.json ours$V.json || fail "hprof retained and VisualVM differ (above)"
+
+    step "hprof path --json to RetainDemo\$Target: the fields CHAIN, b, c, d, target in order"
+    rc=0
+    "$HPROF" path --json retain$V.hprof 'RetainDemo$Target' >ourpath$V.json 2>ourpath$V.err || rc=$?
+    [ $rc = 0 ] || fail "hprof path exited $rc (a build without the command fails here): $(head -3 ourpath$V.err)"
+    $CMP path ourpath$V.json 'RetainDemo$Target' CHAIN b c d target || fail "hprof path (above)"
 done
 echo "PASS"

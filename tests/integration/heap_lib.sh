@@ -14,7 +14,7 @@ SRC=$2
 WORK=$3
 rm -rf "$WORK"
 mkdir -p "$WORK"
-cd "$WORK"
+cd "$WORK" || exit 1
 
 CTX=""
 fail() {

@@ -14,6 +14,7 @@
 
 #include "asm.h"
 #include "convert.h"
+#include "diff.h"
 #include "fixture.h"
 #include "histo.h"
 #include "path.h"
@@ -61,6 +62,10 @@ static const char hprof_usage[] =
     "  path FILE CLASS|ID [--top N] [--json] [--weak]  the shortest path from a GC root\n"
     "                        to an object or the N biggest instances of a class, field\n"
     "                        by field; weak references followed only with --weak\n"
+    "  diff OLD NEW [--top N] [--json]  two heap dumps' class histograms side by side:\n"
+    "                        per class, instances and bytes before and after, ordered\n"
+    "                        by byte growth; names in Java spelling, hidden classes\n"
+    "                        matched without their address (docs/heap-analysis.md)\n"
     "  sites [options] FILE  the ALLOC SITES records as the original's SITES tables, after\n"
     "                        their TRACE blocks; exit 1 if there are none\n"
     "      --cutoff X        leave out sites below this share of the bytes (0.0001 = 0.01 %)\n"
@@ -436,6 +441,8 @@ int main(int argc, char **argv)
         return hprof_cmd_histo(argc - 1, argv + 1);
     if (strcmp(cmd, "retained") == 0 || strcmp(cmd, "path") == 0)
         return cmd[0] == 'r' ? retained_main(argc - 1, argv + 1) : path_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "diff") == 0)
+        return diff_main(argc - 1, argv + 1);
     if (strcmp(cmd, "convert") == 0)
         return convert_main(argc - 1, argv + 1);
     if (strcmp(cmd, "fixture") == 0)

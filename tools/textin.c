@@ -57,8 +57,8 @@ int textin_main(const char *cmd, int argc, char **argv)
 {
     /* not disasm: it takes any bytes, a text file too, and gives them back
      * losslessly (as raw lines) */
-    static const char *const binary_only[] = {"info", "histo", "verify", "convert", "redact",
-                                              NULL};
+    static const char *const binary_only[] = {"info",     "histo", "verify", "convert", "redact",
+                                              "retained", "path",  "diff",   NULL};
     int known = 0;
     for (int i = 0; binary_only[i]; i++)
         known |= strcmp(cmd, binary_only[i]) == 0;
@@ -81,11 +81,13 @@ int textin_main(const char *cmd, int argc, char **argv)
     tp_describe(&ti, what, sizeof what);
     if (strcmp(cmd, "info") == 0)
         return textin_info(path, &ti, what, len);
-    if (strcmp(cmd, "histo") == 0) {
+    if (strcmp(cmd, "histo") == 0 || strcmp(cmd, "retained") == 0 || strcmp(cmd, "path") == 0 ||
+        strcmp(cmd, "diff") == 0) {
         fprintf(stderr,
-                "hprof: %s is the agent's text layout (format=a): it holds %s; hprof histo needs "
-                "a binary heap dump: run the agent with heap=dump,format=b%s\n",
-                path, what,
+                "hprof: %s is the agent's text layout (format=a): it holds %s; hprof %s needs "
+                "a binary heap dump: run the agent with heap=dump,format=b, or take one with "
+                "jcmd PID GC.heap_dump%s\n",
+                path, what, cmd,
                 ti.heap_dumps ? " (a text HEAP DUMP lists objects without their field values)"
                               : "");
         return 1;

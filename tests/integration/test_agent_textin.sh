@@ -35,15 +35,17 @@ expect_eq "sites: the three rows" "3000 10 6000 20 java.lang.Object[]|800 20 160
     "$(awk '/^ +[0-9]+ /{print $4, $5, $6, $7, $9}' fix.sites | paste -sd'|')"
 
 step "binary-only commands on a text file: what it is, what to do, exit 1"
-for cmd in histo verify; do
+for cmd in histo verify retained; do
     rc=0
     "$HPROF" $cmd jdk8-java.hprof.txt >/dev/null 2>err.$cmd || rc=$?
     expect_eq "hprof $cmd on text: exit status" 1 "$rc"
     grep -q "^hprof: jdk8-java.hprof.txt is the agent's text layout (format=a): it holds 1 SITES, 1 CPU SAMPLES, 1 CPU TIME, 6 TRACE and 3 THREAD START; " err.$cmd ||
         fail "hprof $cmd on text: message: $(cat err.$cmd)"
 done
-grep -q "hprof histo needs a binary heap dump: run the agent with heap=dump,format=b$" err.histo ||
-    fail "hprof histo on text: message: $(cat err.histo)"
+for cmd in histo retained; do
+    grep -q "hprof $cmd needs a binary heap dump: run the agent with heap=dump,format=b, or take one with jcmd PID GC.heap_dump$" err.$cmd ||
+        fail "hprof $cmd on text: message: $(cat err.$cmd)"
+done
 # disasm takes any bytes: a text file round-trips through it, as raw lines
 "$HPROF" disasm jdk8-java.hprof.txt -o fix.disasm || fail "hprof disasm on text: exit $?"
 grep -q '^raw ' fix.disasm || fail "hprof disasm on text: no raw lines: $(head -3 fix.disasm)"

@@ -79,6 +79,7 @@ $LIBDIR/pkgconfig/libhprofwriter.pc
 share/doc/hprof/README.md
 share/doc/hprof/convert.md
 share/doc/hprof/deadlocks.md
+share/doc/hprof/heap-analysis.md
 share/doc/hprof/hprof-text.md
 share/doc/hprof/redact.md
 share/doc/hprof/report.md

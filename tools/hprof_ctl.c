@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ctl_agent.h"
@@ -40,6 +41,7 @@
 #include "ctl_show.h"
 #include "ctl_util.h"
 #include "hc_net.h"
+#include "hprof_report.h"
 #include "hprof/hw_writer.h"
 
 /* ------------------------------------------------------------ constants */
@@ -60,6 +62,7 @@
 typedef struct ctl_ctx {
     /* options */
     const char *out;
+    const char *report; /* --report: the HTML report of each agent's file, at exit */
     const char *bind; /* NULL: loopback (127.0.0.1 and ::1); "*": every address (--any) */
     int bind_given;   /* --any or --bind: where was said once */
     const char *port_file;
@@ -384,6 +387,10 @@ static void ctl_usage(FILE *f)
         "                     FILE with -k before its extension (run.hprof -> run-2.hprof)\n"
         "                     Heap dumps 2, 3, ... of an agent go to complete files of\n"
         "                     their own, FILE.2, FILE.3, ...\n"
+        "  --report OUT.html  when hprof-ctl exits, write the report of what agent 1 sent\n"
+        "                     (hprof report: flame graphs, tables; docs/report.md) to\n"
+        "                     OUT.html, agent k's to OUT-k.html; the heap dumps in\n"
+        "                     FILE.2, FILE.3 ... are left out\n"
         "  --any              listen on every address of this machine (by default: on\n"
         "                     the loopback addresses only, 127.0.0.1 and ::1; --loopback,\n"
         "                     kept for old scripts, says so). Anyone who can reach the\n"
@@ -553,6 +560,10 @@ static int ctl_parse_args(ctl_ctx *x, int argc, char **argv)
                 if (!(v = ctl_opt_value(argc, argv, &i, "--out")) || !*v)
                     return ctl_usage_error("--out needs a FILE");
                 x->out = v;
+            } else if (ctl_is_opt(a, "--report")) {
+                if (!(v = ctl_opt_value(argc, argv, &i, "--report")) || !*v)
+                    return ctl_usage_error("--report needs a FILE (the HTML page to write)");
+                x->report = v;
             } else if (ctl_is_opt(a, "--port-file")) {
                 if (!(v = ctl_opt_value(argc, argv, &i, "--port-file")) || !*v)
                     return ctl_usage_error("--port-file needs a FILE");
@@ -607,6 +618,40 @@ static int ctl_parse_args(ctl_ctx *x, int argc, char **argv)
 
 /* True when `addr` (NULL: the default) is a loopback address: 127.0.0.0/8,
  * ::1, ::ffff:127.x.y.z. Only the machine's own users can connect there. */
+/* --report: one page per agent that sent anything, from its whole file
+ * (closed by now: ctl_loop has ended every connection). Runs after the
+ * loop, so nothing of it delays the agents. CTL_EXIT_OK, or CTL_EXIT_ERROR
+ * when a page could not be written (said on stderr). */
+static int ctl_write_reports(const ctl_ctx *x)
+{
+    if (x->total == 0) {
+        ctl_util_err("--report: no agent connected: no report written");
+        return CTL_EXIT_ERROR;
+    }
+    int rc = CTL_EXIT_OK;
+    for (unsigned k = 1; k <= x->total; k++) {
+        char *in = ctl_recv_path(x->out, k), *page = ctl_recv_path(x->report, k);
+        char err[CTL_LINE_MAX];
+        struct stat st;
+        if (!in || !page) {
+            ctl_util_err("out of memory: no report of agent %u", k);
+            rc = CTL_EXIT_ERROR;
+        } else if (stat(in, &st) != 0 || st.st_size == 0) {
+            ctl_util_err("--report: agent %u sent nothing (%s): no report of it", k, in);
+            rc = CTL_EXIT_ERROR;
+        } else if (report_write_files((const char *const *)&in, 1, page, err, sizeof err) != 0) {
+            ctl_util_err("--report: %s", err);
+            rc = CTL_EXIT_ERROR;
+        } else {
+            printf("hprof-ctl: report of agent %u: %s\n", k, page);
+        }
+        free(in);
+        free(page);
+    }
+    fflush(stdout);
+    return rc;
+}
+
 static int ctl_is_loopback(const char *addr)
 {
     struct sockaddr_storage ss;
@@ -694,6 +739,11 @@ int main(int argc, char **argv)
     }
     x.start = ctl_util_now();
     rc = ctl_loop(&x);
+    if (x.report) {
+        int rrc = ctl_write_reports(&x);
+        if (rc == CTL_EXIT_OK)
+            rc = rrc;
+    }
     ctl_free(&x);
     return rc;
 }

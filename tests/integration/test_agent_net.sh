@@ -287,7 +287,7 @@ for JDK in $FOUND_JDKS; do
     done
 
     step "hprof-ctl: every command, binary"
-    ctl_start c$V --out c$V.hprof
+    ctl_start c$V --out c$V.hprof --report c$V.html
     demo_start c$V "net=localhost:$PORT,heap=all,format=b,cpu=samples,interval=1"
     wait_for c$V.out '^ready$'
     wait_for c$V.ctl '^\[1\] START THREAD [0-9]+ "main"'
@@ -368,6 +368,25 @@ for JDK in $FOUND_JDKS; do
     expect_eq "samples 4 (after clear-samples): NetDemo.spin hits" 0 "$(samples_of c$V.txt 4 NetDemo.spin)"
     grep -q '^\[1\] disconnected: ' c$V.ctl || fail "hprof-ctl did not see the agent go: $(tail -3 c$V.ctl)"
     echo "   ok: sites x5 as commanded, summary, dump (4000 Blobs; the exit dump in c$V.hprof.2), traces, cpu on/off/thread, clear-samples, exit -> 0"
+    # --report: the page of what agent 1 sent, written as hprof-ctl exits
+    grep -q "^hprof-ctl: report of agent 1: c$V.html\$" c$V.ctl ||
+        fail "hprof-ctl --report: no report line: $(tail -3 c$V.ctl)"
+    expect_eq "--report page: Blob instances in its histogram, spin samples in its CPU flame" \
+        "4000 $(($(samples_of c$V.txt 2 NetDemo.spin)))" "$(python3 - c$V.html <<'PY'
+import json, sys
+s = open(sys.argv[1]).read()
+d = json.loads(s[s.index('>', s.index('id="hprof-data"')) + 1:s.rindex('</script>')])
+histo = [t for t in d['tables'] if t['id'] == 'histogram'][0]
+cls = [c['key'] for c in histo['columns']].index('class')
+inst = [c['key'] for c in histo['columns']].index('instances')
+blob = [r[inst] for r in histo['rows'] if r[cls] == 'NetDemo$Blob']
+f = [f for f in d['flames'] if f['id'] == 'cpu-samples'][0]
+spin = d['names'].index('NetDemo.spin')
+n = f['nodes']
+print(blob[0] if blob else 'none', sum(s for nm, s in zip(n['name'], n['self']) if nm == spin))
+PY
+)"
+    echo "   ok: hprof-ctl --report c$V.html: the dump's 4000 Blobs, NetDemo.spin's samples"
 
     step "hprof-ctl: text output, and two agents at once"
     ctl_start t$V --out t$V.txt --agents 2

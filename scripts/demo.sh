@@ -4,11 +4,15 @@
 # under the agent with heap=sites, and shows the allocation sites it found,
 # in text and in binary (read back with the hprof tool); then a live session:
 # the JVM sends its profile to hprof-ctl over a socket (net=) and hprof-ctl
-# asks it for sites, a heap summary and a heap dump while it runs.
+# asks it for sites, a heap summary and a heap dump while it runs; last, a
+# run with CPU sampling too, turned into one HTML page (hprof report: flame
+# graphs of the CPU and of the allocations, the tables), whose path it
+# prints last.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "demo: scripts/deps.sh installs with apt-get whatever is missing of what the build and the"
-echo "      tests use: CUnit, zlib, pkg-config, clang, VisualVM (its heap library), python3, gdb, time, groff, man-db"
+echo "      tests use: CUnit, zlib, pkg-config, clang, VisualVM (its heap library), python3, gdb, time, groff, man-db,"
+echo "      chromium and node (the report's browser tests)"
 scripts/deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build/demo -DCMAKE_BUILD_TYPE=Release -DHPROF_TESTS=OFF >/dev/null
@@ -58,3 +62,12 @@ exec 9>&-
 wait $ctl_pid || true
 echo "\$ hprof histo live.hprof   # the dump taken on command"
 "$hprof" histo "$out"/live.hprof | sed -n '1,6p'
+echo
+echo "--- the report: one HTML page, flame graphs of the CPU and of the allocations, the tables ---"
+echo "\$ java -agentpath:$agent=heap=sites,cpu=samples,interval=1,depth=12,cutoff=0,file=$out/profile.txt -cp $out AllocDemo"
+"$JAVA_HOME/bin/java" -agentpath:"$agent"=heap=sites,cpu=samples,interval=1,depth=12,cutoff=0,file="$out"/profile.txt,verbose=n \
+  -cp "$out" AllocDemo >/dev/null
+echo "\$ hprof report profile.txt -o report.html"
+"$hprof" report "$out"/profile.txt -o "$out"/report.html
+echo "open it in any browser (it needs no network):"
+echo "$out/report.html"

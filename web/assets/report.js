@@ -323,8 +323,10 @@ performance.mark('hprof-start');
     for (let k = 0; k < L; k++) if (selfBy[k] > 0) top.push(k);
     top.sort((a, b) => selfBy[b] - selfBy[a] || a - b);
     top.length = Math.min(top.length, 20);
+    /* allocation graphs: the self counts are the allocated classes' (the leaves) */
+    const what = this.f.nodes.kind && this.f.nodes.kind.some((x) => x === 1) ? 'allocated class' : 'method';
     const out = [table('table-hot-' + this.f.id, 'Hottest ' + (this.diff ? '(new profile) ' : '') + 'by self ' + u + ': top ' + top.length,
-      ['method', 'self ' + u, 'self %', 'total ' + u, 'total %'], ['method', 'self', 'self_pct', 'total', 'total_pct'], top,
+      [what, 'self ' + u, 'self %', 'total ' + u, 'total %'], ['method', 'self', 'self_pct', 'total', 'total_pct'], top,
       (k) => [num(selfBy[k]), pct(selfBy[k], T), num(onceBy[k]), pct(onceBy[k], T)])];
     if (this.diff) {
       /* the biggest changes of total share, those gone from NEW included */

@@ -30,6 +30,7 @@
  *   {"objects": [{"id", "class", "shallow_bytes", "retained_bytes", "retained_objects",
  *                 "visualvm_retained_bytes", "visualvm_left_out"}],
  *    "classes": [{"class", "instances", "shallow_bytes", "retained_bytes",
+ *                 "visualvm_retained_bytes", "visualvm_by_its_rule",
  *                 "visualvm_instances", "visualvm_shallow_bytes"}]}
  * On stderr: the times, and the reconciliation's outcome. Exit status 1 when
  * a named class is missing or the reconciliation fails.
@@ -55,7 +56,9 @@
  * VisualVM's getRetainedSize() == retained_bytes - visualvm_left_out, or
  * the run fails. Class objects are not reconciled: VisualVM sizes them as
  * java.lang.Class instances and sums their retained sizes apart from its
- * dominator tree.
+ * dominator tree. Every class of the heap is: VisualVM's
+ * getRetainedSizeByClass() must be what its rule (visualvmByClass()) makes
+ * of those reconciled numbers ("visualvm_by_its_rule"), or the run fails.
  *
  * VisualVM indexes the file into FILE.hwcache/ and reuses it: the cache is
  * deleted first (and after), so every run really computes.
@@ -418,7 +421,8 @@ public class VvmRetained {
     static boolean emitModel(Heap heap, int top, Iterable<Instance> vvmObjects, List<JavaClass> named) {
         long t0 = System.nanoTime();
         Model m = new Model(heap);
-        long[] left = leftOut(m, heap);
+        Reconciled rec = leftOut(m, heap);
+        long[] left = rec.left;
         /* the identity on every instance and array of the heap, not only
          * those listed (class objects aside: VisualVM sizes a class object
          * as a java.lang.Class instance and sums class objects' retained
@@ -474,6 +478,18 @@ public class VvmRetained {
             sep = ",\n";
         }
         Map<JavaClass, long[]> rows = m.classRows();
+        Map<JavaClass, Long> vclass = visualvmByClass(m, rec);
+        long coff = 0;
+        for (JavaClass c : heap.getAllClasses()) {
+            long want = c.getRetainedSizeByClass(), got = vclass.getOrDefault(c, 0L);
+            if (want != got && (coff++ < 10 || System.getenv("VVM_DEBUG") != null)) {
+                System.err.printf("VvmRetained: class %s: VisualVM's retained size %d, ours by its rule %d%n",
+                        c.getName(), want, got);
+            }
+        }
+        System.err.printf("VvmRetained: %d classes reconciled: %d whose VisualVM retained size is not "
+                + "ours by its rule%n", heap.getAllClasses().size(), coff);
+        identical &= coff == 0;
         List<JavaClass> all = new ArrayList<>(rows.keySet());
         all.sort((a, b) -> rows.get(a)[2] != rows.get(b)[2] ? Long.compare(rows.get(b)[2], rows.get(a)[2])
                 : a.getName().compareTo(b.getName()));
@@ -492,6 +508,8 @@ public class VvmRetained {
                     .append(", \"instances\": ").append(r[0])
                     .append(", \"shallow_bytes\": ").append(r[1])
                     .append(", \"retained_bytes\": ").append(r[2])
+                    .append(", \"visualvm_retained_bytes\": ").append(c.getRetainedSizeByClass())
+                    .append(", \"visualvm_by_its_rule\": ").append(vclass.getOrDefault(c, 0L))
                     .append(", \"visualvm_instances\": ").append(c.getInstancesCount())
                     .append(", \"visualvm_shallow_bytes\": ").append(c.getAllInstancesSize())
                     .append('}');
@@ -517,7 +535,12 @@ public class VvmRetained {
      * bytes when VisualVM's paths do not reach v (it reports 0 for those;
      * an object they reach keeps its own retained size, D or not). The
      * caller also checks the identity on every object of the heap. */
-    static long[] leftOut(Model m, Heap heap) {
+    static final class Reconciled {
+        long[] left;      /* per node: bytes VisualVM leaves out of its retained size */
+        boolean[] under;  /* per node: VisualVM hangs it directly under its root */
+    }
+
+    static Reconciled leftOut(Model m, Heap heap) {
         boolean[] strong = new boolean[m.n];
         for (int v = 1; v < m.n; v++) {
             Instance i = heap.getInstanceByID(m.ids[v]);
@@ -554,13 +577,72 @@ public class VvmRetained {
             }
             left[m.idom[v]] += inD[v] ? m.retained[v] : left[v];
         }
-        return left;
+        Reconciled r = new Reconciled();
+        r.left = left;
+        r.under = inD;
+        return r;
     }
 
     static void markD(Model m, boolean[] inD, int v) {
         if (v > 0 && m.reached(v) && !m.heap.getInstanceByID(m.ids[v]).isGCRoot()) {
             inD[v] = true;
         }
+    }
+
+    /* VisualVM's retained size of each class (JavaClass.getRetainedSizeByClass())
+     * from our numbers, by its rule (HprofHeap.computeRetainedSizeByClass()):
+     * the sum of its own retained sizes (ours minus what it leaves out; 0
+     * for what the model does not reach, which VisualVM's paths do not reach
+     * either) of the instances and arrays of the class that have no instance
+     * of the class above them in its tree (ours, with the objects it hangs
+     * under its root cut off); a primitive array is never checked, nor an
+     * instance of a class that "cannot contain itself" (fewer than 2
+     * instances, no reference field, or String, StringBuffer, StringBuilder,
+     * File). Class objects are not instances here. */
+    static Map<JavaClass, Long> visualvmByClass(Model m, Reconciled rec) {
+        Map<JavaClass, Boolean> canContain = new HashMap<>();
+        Map<JavaClass, Long> sum = new HashMap<>();
+        java.util.Set<String> cannot = java.util.Set.of("java.lang.String", "java.lang.StringBuffer",
+                "java.lang.StringBuilder", "java.io.File");
+        for (int v = 1; v < m.n; v++) {
+            JavaClass c = m.cls[v];
+            if (c == null || !m.reached(v)) {
+                continue;
+            }
+            Instance i = m.heap.getInstanceByID(m.ids[v]);
+            boolean check;
+            if (i instanceof PrimitiveArrayInstance) {
+                check = false;
+            } else if (i instanceof ObjectArrayInstance) {
+                check = true;
+            } else {
+                check = canContain.computeIfAbsent(c, k -> {
+                    if (k.getInstancesCount() < 2 || cannot.contains(k.getName())) {
+                        return false;
+                    }
+                    for (JavaClass x = k; x != null; x = x.getSuperClass()) {
+                        for (org.graalvm.visualvm.lib.jfluid.heap.Field f : x.getFields()) {
+                            if (!f.isStatic() && f.getType().getName().equals("object")) {
+                                return true;
+                            }
+                        }
+                    }
+                    return false;
+                });
+            }
+            boolean above = false;
+            for (int a = v; check && !rec.under[a] && m.idom[a] != 0;) {
+                a = m.idom[a];
+                if (m.cls[a] == c) {
+                    above = true;
+                    break;
+                }
+            }
+            if (!above) {
+                sum.merge(c, m.retained[v] - rec.left[v], Long::sum);
+            }
+        }
+        return sum;
     }
 
     /* How `parent` refers to `child`: a field's name, "[i]", or null. */

@@ -95,6 +95,9 @@ def expect(path):
     check(f"VisualVM's retained bytes = ours - what it leaves out, for the {len(inst)} "
           "listed instances and arrays", [], [(o["id"], o["class"]) for o in off[:5]])
     check("at least 10 listed instances and arrays reconciled", True, len(inst) >= 10)
+    coff = [c["class"] for c in d["classes"] if c["visualvm_by_its_rule"] != c["visualvm_retained_bytes"]]
+    check(f"VisualVM's retained bytes of the {len(d['classes'])} listed classes, by its rule from ours",
+          [], coff[:5])
     cls = {c["class"]: c for c in d["classes"]}
     leaf = cls.get("RetainDemo$Leaf", {})
     check("RetainDemo$Leaf: instances, retained bytes (N + 2S + T, each with its byte[64])",

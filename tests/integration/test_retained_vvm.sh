@@ -13,7 +13,8 @@
 #    1 M-element array 1001 and the biggest object); VisualVM's own
 #    retained size of every instance and array of the heap is reconciled
 #    with it exactly (ours minus what VisualVM's definition leaves out:
-#    VvmRetained fails otherwise, and expect checks the listed ones again);
+#    VvmRetained fails otherwise, and expect checks the listed ones again),
+#    and so is VisualVM's retained size of every class, by its own rule;
 #  - VisualVM's shallow sizes equal hprof's histogram for every class (so
 #    retained bytes compare directly, no mapping needed);
 #  - VisualVM's path to RetainDemo's Target ends with the fields CHAIN, b, c,

@@ -769,11 +769,8 @@ public class VvmRetained {
             deleteCache(file);
             return status;
         }
-        Map<Long, Long> count = new HashMap<>();
+        /* --no-counts: VisualVM's own numbers, no retained object counts */
         long t3 = System.nanoTime();
-        if (counts) {
-            System.err.printf("VvmRetained: retained objects counted in %.2f s%n", (t3 - t2) / 1e9);
-        }
         List<JavaClass> all = new ArrayList<>(heap.getAllClasses());
         for (JavaClass c : all) {
             c.getRetainedSizeByClass();
@@ -798,7 +795,7 @@ public class VvmRetained {
                     .append(", \"class\": ").append(json(i.getJavaClass().getName()))
                     .append(", \"shallow_bytes\": ").append(i.getSize())
                     .append(", \"retained_bytes\": ").append(i.getRetainedSize())
-                    .append(", \"retained_objects\": ").append(count.getOrDefault(i.getInstanceId(), -1L))
+                    .append(", \"retained_objects\": -1")
                     .append('}');
             sep = ",\n";
         }

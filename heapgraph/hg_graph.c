@@ -503,16 +503,7 @@ static void hg_pass2_sub(hg_load *l, const hr_sub *s)
         g->isclass[i >> 3] |= (uint8_t)(1u << (i & 7));
         hg_edge(l, s->u.cls.super_id);
         hg_edge(l, s->u.cls.loader_id);
-        hg_edge(l, s->u.cls.signers_id);
-        hg_edge(l, s->u.cls.protection_domain_id);
-        const uint8_t *q = s->u.cls.cp;
-        for (uint16_t k = 0; k < s->u.cls.ncp; k++) {
-            hr_cp_entry e;
-            q = hr_class_cp_next(q, idsz, &e);
-            if (e.type == HPROF_TYPE_OBJECT)
-                hg_edge(l, e.value);
-        }
-        q = s->u.cls.statics;
+        const uint8_t *q = s->u.cls.statics;
         for (uint16_t k = 0; k < s->u.cls.nstatics; k++) {
             hr_static st;
             q = hr_class_static_next(q, idsz, &st);

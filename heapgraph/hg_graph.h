@@ -11,15 +11,20 @@
  *     shallow size, HotSpot's own (tools/objsize.h, the convention of
  *     `hprof histo`); a class object's shallow size is 0, as histo counts
  *     no java.lang.Class instances;
- *   - outgoing references in CSR form (start + count per object): the
- *     reference fields of an instance (supers' included), the elements of
- *     an object array, and of a class its super, loader, signers,
- *     protection domain, static and constant-pool references, as MAT does;
- *     an instance or array also refers to its class (MAT's "<class>") and a
- *     class loader to every class it defined ("<classes>"), so that a class
- *     is held by its loader. The edge to a class that is itself a GC root
- *     (a system class) is left out: it cannot change any dominator, and
- *     saves one edge per instance of a JDK class;
+ *   - outgoing references in CSR form (start + count per object), Eclipse
+ *     MAT's by default: the reference fields of an instance (supers'
+ *     included), the elements of an object array, and of a class its super,
+ *     loader and static references; an instance or array also refers to
+ *     its class (MAT's "<class>"). Like MAT (whose "additional class
+ *     references" preference is off by default) a class's signers,
+ *     protection domain and constant pool are not references. One edge MAT
+ *     does not have: a class loader refers to every class it defined
+ *     ("<classes>"), so that a class is held by its loader as in the JVM
+ *     (its class loader data), not by the holder of its instances: a
+ *     retained set counts the objects a program made, not their classes.
+ *     The edge to a class that is itself a GC root (a system class) is left
+ *     out: it cannot change any dominator, and saves one edge per instance
+ *     of a JDK class;
  *   - the GC roots, edges of one virtual root.
  * Null references are not edges; references to ids that no record of the
  * dump defines (HotSpot's own dumps hold hundreds) are counted, skipped and

@@ -222,17 +222,6 @@ static void hg_name_fields(hg_name_ctx *c, const hr_sub *s, hprof_id from_id, ui
             hg_set(l, "<super>");
         else if (s->u.cls.loader_id == to)
             hg_set(l, "<classloader>");
-        else if (s->u.cls.signers_id == to)
-            hg_set(l, "<signers>");
-        else if (s->u.cls.protection_domain_id == to)
-            hg_set(l, "<protection_domain>");
-        q = s->u.cls.cp;
-        for (uint16_t k = 0; k < s->u.cls.ncp && !l->field[0]; k++) {
-            hr_cp_entry e;
-            q = hr_class_cp_next(q, idsz, &e);
-            if (e.type == HPROF_TYPE_OBJECT && e.value == to)
-                snprintf(l->field, sizeof l->field, "<constant pool %u>", (unsigned)e.index);
-        }
         return;
     }
     default: (void)from_id; return;

@@ -2,7 +2,8 @@
 """retained_compare.py: checks of `hprof retained --json`-shaped outputs.
 
 usage:
-  retained_compare.py expect VVM.json     RetainDemo's known answers in VvmRetained's output
+  retained_compare.py expect VVM.json     RetainDemo's known answers in VvmRetained's output, and
+                                          its reconciliation with VisualVM's own retained sizes
   retained_compare.py classes VVM.json DIFF.json
                                           VisualVM's per-class instances and shallow bytes
                                           equal hprof's histogram (a self `hprof diff --json`)
@@ -11,7 +12,7 @@ usage:
                                           steps' fields end with FIELD... (then the target)
   retained_compare.py compare VVM.json HPROF.json
                                           the objects both list (by id) have the same
-                                          retained_objects and retained_bytes; the classes
+                                          label, retained_objects and retained_bytes; the classes
                                           both list the same instances, shallow and
                                           retained bytes
 
@@ -81,10 +82,22 @@ def expect(path):
           "50..1" if ring == list(range(50, 0, -1)) else ring)
     big = [o for o in objs if o["class"] == "java.lang.Object[]" and o["shallow_bytes"] == 16 + 4 * 1000000]
     check("BIG, the Object[1000000]: retained objects", [1001], [o["retained_objects"] for o in big])
-    # the biggest object that is not a class (a class retains its statics)
-    first = next((o for o in objs if o["class"] != "java.lang.Class"), None)
+    # the biggest object that is not a class object (a class retains its statics)
+    first = next((o for o in objs if not o["class"].startswith("class ")), None)
     check("the biggest object by retained size is BIG", big[0]["id"] if big else None,
           first and first["id"])
+    # VisualVM's own retained sizes: ours minus what its definition leaves
+    # out (VvmRetained checks every object; here, those listed), class
+    # objects aside
+    off = [o for o in objs if not o["class"].startswith("class ")
+           and o["retained_bytes"] - o["visualvm_left_out"] != o["visualvm_retained_bytes"]]
+    inst = [o for o in objs if not o["class"].startswith("class ")]
+    check(f"VisualVM's retained bytes = ours - what it leaves out, for the {len(inst)} "
+          "listed instances and arrays", [], [(o["id"], o["class"]) for o in off[:5]])
+    check("at least 10 listed instances and arrays reconciled", True, len(inst) >= 10)
+    coff = [c["class"] for c in d["classes"] if c["visualvm_by_its_rule"] != c["visualvm_retained_bytes"]]
+    check(f"VisualVM's retained bytes of the {len(d['classes'])} listed classes, by its rule from ours",
+          [], coff[:5])
     cls = {c["class"]: c for c in d["classes"]}
     leaf = cls.get("RetainDemo$Leaf", {})
     check("RetainDemo$Leaf: instances, retained bytes (N + 2S + T, each with its byte[64])",
@@ -123,7 +136,7 @@ def compare(vpath, hpath):
         if want != got:
             bad += 1
             if bad <= 10:
-                print(f"   MISMATCH: object {o['id']:#x}: VisualVM (class, retained objects, bytes) "
+                print(f"   MISMATCH: object {o['id']:#x}: VvmRetained (class, retained objects, bytes) "
                       f"{want}, hprof {got}")
     if common < 10:
         print(f"   MISMATCH: only {common} objects listed by both")
@@ -140,7 +153,7 @@ def compare(vpath, hpath):
         got = (p["instances"], p["shallow_bytes"], p["retained_bytes"])
         if want != got:
             bad += 1
-            print(f"   MISMATCH: class {c['class']}: VisualVM (instances, shallow, retained) "
+            print(f"   MISMATCH: class {c['class']}: VvmRetained (instances, shallow, retained) "
                   f"{want}, hprof {got}")
     print(f"   {ccommon} classes listed by both")
     return bad

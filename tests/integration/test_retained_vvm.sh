@@ -5,19 +5,25 @@
 #
 # usage: bash test_retained_vvm.sh HPROF_TOOL PROJECT_DIR WORKDIR   (run by ctest)
 # Owns:
-#  - the Java side, proven on its own: VvmRetained's output (VisualVM's
-#    retained sizes, retained object counts from VisualVM's dominator tree)
-#    holds RetainDemo's known answers exactly (retained_compare.py expect:
-#    Holder 2003 objects, each Owner 402, the chain 5, the ring 50..1, the
-#    1 M-element array 1001 and the biggest object);
+#  - the Java side, proven on its own: VvmRetained computes hprof's
+#    definition (MAT's; docs/heap-analysis.md) from VisualVM's reading of
+#    the dump with a dominator algorithm of its own, and its output holds
+#    RetainDemo's known answers exactly (retained_compare.py expect: Holder
+#    2003 objects, each Owner 402, the chain 5, the ring 50..1, the
+#    1 M-element array 1001 and the biggest object); VisualVM's own
+#    retained size of every instance and array of the heap is reconciled
+#    with it exactly (ours minus what VisualVM's definition leaves out:
+#    VvmRetained fails otherwise, and expect checks the listed ones again),
+#    and so is VisualVM's retained size of every class, by its own rule;
 #  - VisualVM's shallow sizes equal hprof's histogram for every class (so
 #    retained bytes compare directly, no mapping needed);
 #  - VisualVM's path to RetainDemo's Target ends with the fields CHAIN, b, c,
 #    d, target (VvmRetained --paths), and so does `hprof path --json`'s;
-#  - `hprof retained --json` against VisualVM: every object both list has
-#    the same retained objects and bytes, every class both list the same
-#    instances, shallow and retained bytes. A build without `hprof retained`
-#    or `hprof path` FAILS here (it is not skipped).
+#  - `hprof retained --json` against VvmRetained: every object both list
+#    has the same label ("class X" for a class object), retained objects
+#    and bytes; every class both list the same instances, shallow and
+#    retained bytes. A build without `hprof retained` or `hprof path` FAILS
+#    here (it is not skipped).
 # A missing VisualVM jar or JDK is a failure, not a skip.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/heap_lib.sh" "$@"
@@ -41,10 +47,10 @@ for JDK in $JDKS; do
     demo_dump r$V "$JDK" "$WORK/retain$V.hprof"
     demo_end r$V
 
-    step "VisualVM's retained sizes: RetainDemo's known answers"
+    step "hprof's definition from VisualVM's reading, reconciled with VisualVM's own: RetainDemo's known answers"
     "$JDK/bin/java" -Xmx1g -cp "$JAR:vvm" VvmRetained retain$V.hprof --top 20 "${NAMED[@]}" \
         >vvm$V.json 2>vvm$V.err || fail "VvmRetained exited $?: $(tail -5 vvm$V.err)"
-    $CMP expect vvm$V.json || fail "VisualVM's retained sizes are not RetainDemo's (above)"
+    $CMP expect vvm$V.json || fail "VvmRetained's retained sizes are not RetainDemo's (above)"
 
     step "VisualVM's shallow sizes are hprof histo's"
     "$JDK/bin/java" -Xmx1g -cp "$JAR:vvm" VvmRetained retain$V.hprof --top 100000 --no-counts \
@@ -62,11 +68,11 @@ done
 for JDK in $JDKS; do
     V=$("$JDK/bin/java" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')
     CTX="JDK $V"
-    step "hprof retained --json against VisualVM"
+    step "hprof retained --json against VvmRetained"
     rc=0
     "$HPROF" retained --json --top 100000 retain$V.hprof >ours$V.json 2>ours$V.err || rc=$?
     [ $rc = 0 ] || fail "hprof retained exited $rc (a build without the command fails here): $(head -3 ours$V.err)"
-    $CMP compare vvm$V.json ours$V.json || fail "hprof retained and VisualVM differ (above)"
+    $CMP compare vvm$V.json ours$V.json || fail "hprof retained and VvmRetained differ (above)"
 
     step "hprof path --json to RetainDemo\$Target: the fields CHAIN, b, c, d, target in order"
     rc=0

@@ -432,6 +432,69 @@ static void test_loader_and_names(void)
     free(t.data);
 }
 
+/* A class's references are MAT's defaults (its "additional class
+ * references" preference off): super, loader and statics. Its signers,
+ * protection domain and constant pool hold nothing: what only they name is
+ * unreachable, for K (of loader L, a root, which holds K as "<classes>")
+ * and the sticky class Node2, whose static D is reached. */
+static void test_class_refs_as_mat(void)
+{
+    tb t;
+    tb_begin(&t, 8);
+    hw_utf8z(t.w, 30, "Node2");
+    hw_utf8z(t.w, 31, "cache");
+    hw_load_class(t.w, 30, 0x160, 0, 30);
+    hw_cp_entry cp = {7, {HPROF_TYPE_OBJECT, 0xC0}};
+    hw_class c;
+    memset(&c, 0, sizeof c);
+    c.class_id = C_K;
+    c.loader_id = 0xA0;
+    c.signers_id = 0xE0;
+    c.protection_domain_id = 0xE8;
+    c.ncp = 1;
+    c.cp = &cp;
+    CU_ASSERT_EQUAL(hw_class_dump(t.w, &c), 0);
+    /* a sticky class with the same kinds of references and a static */
+    hw_static_field sf = {31, {HPROF_TYPE_OBJECT, 0xD0}};
+    hw_cp_entry cp2 = {3, {HPROF_TYPE_OBJECT, 0xC8}};
+    memset(&c, 0, sizeof c);
+    c.class_id = 0x160;
+    c.signers_id = 0xF0;
+    c.protection_domain_id = 0xF8;
+    c.ncp = 1;
+    c.cp = &cp2;
+    c.nstatics = 1;
+    c.statics = &sf;
+    CU_ASSERT_EQUAL(hw_class_dump(t.w, &c), 0);
+    hw_root(t.w, HPROF_GC_ROOT_STICKY_CLASS, 0x160, 0, 0, 0);
+    tb_node(&t, 0xA0, 0, 0); /* L */
+    hprof_id only[] = {0xE0, 0xE8, 0xC0, 0xF0, 0xF8, 0xC8};
+    for (size_t k = 0; k < sizeof only / sizeof only[0]; k++)
+        tb_node(&t, only[k], 0, 0);
+    tb_node(&t, 0xD0, 0, 0); /* D = Node2.cache */
+    tb_root(&t, 0xA0);
+    tb_end(&t);
+    hg_graph *g = tb_load(&t, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    uint32_t n;
+    hg_out(g, hg_find(g, 0x160), &n);
+    CU_ASSERT_EQUAL(n, 1); /* the static only */
+    hg_out(g, hg_find(g, 0xA0), &n);
+    CU_ASSERT_EQUAL(n, 1); /* L: "<classes>" K */
+    hg_dom *d = tb_dom(g);
+    CU_ASSERT_EQUAL(hg_dom_idom(d, hg_find(g, C_K)), hg_find(g, 0xA0));
+    for (size_t k = 0; k < sizeof only / sizeof only[0]; k++)
+        CU_ASSERT_FALSE(hg_dom_is_reachable(d, hg_find(g, only[k])));
+    CU_ASSERT_TRUE(hg_dom_is_reachable(d, hg_find(g, 0xD0)));
+    CU_ASSERT_EQUAL(hg_dom_idom(d, hg_find(g, 0xD0)), hg_find(g, 0x160));
+    CU_ASSERT_EQUAL(RET(d, g, 0xA0), 2);
+    CU_ASSERT_EQUAL(hg_dom_unreachable(d), 6);
+    CU_ASSERT_EQUAL(RET(d, g, 0x160), 2);
+    hg_dom_free(d);
+    hg_graph_free(g);
+    free(t.data);
+}
+
 /* Every prefix of a dump: loaded (what it holds, flagged malformed) or
  * refused as input, never a crash; the memory limit refuses with the need. */
 static void test_cut_and_limit(void)
@@ -677,6 +740,7 @@ static int th_suites(void)
         !CU_add_test(s, "dangling references and roots", test_dangling) ||
         !CU_add_test(s, "weak referents: dominators yes, paths on request", test_weak) ||
         !CU_add_test(s, "loader holds its classes; field names, frames", test_loader_and_names) ||
+        !CU_add_test(s, "class references as MAT's defaults", test_class_refs_as_mat) ||
         !CU_add_test(s, "every cut of a dump; the memory limit", test_cut_and_limit) ||
         !CU_add_test(s, "random graphs against the definition", test_random_graphs) ||
         !CU_add_test(s, "thread names of stack roots", test_thread_names) ||

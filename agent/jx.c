@@ -57,6 +57,16 @@ jvmtiError jx_class_signature(jvmtiEnv *j, jclass k, char **sig)
     return e;
 }
 
+char *jx_system_property(jvmtiEnv *j, const char *name)
+{
+    char *v = NULL;
+    /* NOT_AVAILABLE: the VM does not define it; nothing to report */
+    jvmtiError e = (*j)->GetSystemProperty(j, name, &v);
+    if (e != JVMTI_ERROR_NONE && e != JVMTI_ERROR_NOT_AVAILABLE)
+        jx_report(j, e, "GetSystemProperty");
+    return e == JVMTI_ERROR_NONE ? v : NULL;
+}
+
 void jx_source_file(jvmtiEnv *j, jclass k, char **file)
 {
     *file = NULL;

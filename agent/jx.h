@@ -22,6 +22,9 @@ void jx_unlock(jvmtiEnv *j, jrawMonitorID m);
 jvmtiError jx_class_signature(jvmtiEnv *j, jclass k, char **sig);
 /* Source file name (NULL when absent, not an error); to jx_free. */
 void jx_source_file(jvmtiEnv *j, jclass k, char **file);
+/* A system property (OnLoad or live phase), to free with jx_free; NULL when
+ * the VM does not have it. */
+char *jx_system_property(jvmtiEnv *j, const char *name);
 /* Line of `loc` in `m` from its line table; -1 when unknown. */
 jint jx_line_of(jvmtiEnv *j, jmethodID m, jlocation loc);
 /* Starts an agent thread (a java.lang.Thread named `name`) running `fn`.

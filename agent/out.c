@@ -300,6 +300,44 @@ static hw_sink *out_open_file(void)
     return NULL;
 }
 
+static void out_note_locked(hp_out *o, const char *text, size_t len);
+
+/* The HPROF_RUN_NOTE text (hprof_format.h): the settings in effect, the
+ * defaults included, the JVM, and the option string as given (last: it may
+ * hold "; "). Called once at start-up, before any thread of the agent's. */
+static char *out_run_note(size_t *len)
+{
+    static const char *const cpu[] = {[OPTS_CPU_OFF] = "off", [OPTS_CPU_SAMPLES] = "samples",
+                                      [OPTS_CPU_TIMES] = "times", [OPTS_CPU_OLD] = "old"};
+    const opts *op = &g_hp.o;
+    char *vm = jx_system_property(g_hp.jvmti, "java.vm.name");
+    char *ver = jx_system_property(g_hp.jvmti, "java.vm.version");
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    if (f) {
+        fprintf(f, "%sheap=%s; cpu=%s; monitor=%s; format=%s; depth=%u; interval=%u; "
+                   "cutoff=%g; sample=%llu; lineno=%s; thread=%s; doe=%s; jvm=%s%s%s; options=%s",
+                HPROF_RUN_NOTE,
+                op->heap_dump && op->heap_sites ? "all"
+                : op->heap_dump                 ? "dump"
+                : op->heap_sites                ? "sites"
+                                                : "off",
+                cpu[op->cpu], op->monitor ? "y" : "n", op->binary ? "b" : "a", op->depth,
+                op->interval_ms, op->cutoff, (unsigned long long)op->sample_bytes,
+                op->lineno ? "y" : "n", op->thread ? "y" : "n", op->doe ? "y" : "n",
+                vm ? vm : "unknown", ver ? " " : "", ver ? ver : "", op->options);
+        if (fclose(f) != 0) {
+            free(text);
+            text = NULL;
+        }
+    }
+    jx_free(g_hp.jvmti, vm);
+    jx_free(g_hp.jvmti, ver);
+    *len = text ? strlen(text) : 0;
+    return text;
+}
+
 int out_open(void)
 {
     hp_out *o = calloc(1, sizeof *o);
@@ -338,6 +376,11 @@ int out_open(void)
             if (g_hp.o.cpu == OPTS_CPU_SAMPLES)
                 flags |= HPROF_CTRL_CPU_SAMPLING;
             hw_control_settings(o->w, flags, (uint16_t)(g_hp.o.depth > 0xFFFF ? 0xFFFF : g_hp.o.depth));
+            size_t rn;
+            char *run = out_run_note(&rn);
+            if (run)
+                out_note_locked(o, run, rn);
+            free(run);
         }
         /* the empty system trace, used by everything that has no stack:
          * defined before any record refers to it */
@@ -377,6 +420,11 @@ int out_open(void)
         out_printf(o, "\nThe agent was attached to a running JVM: allocations are counted from each\n"
                       "thread's first sampled allocation after the attach (JVMTI applies the new\n"
                       "sampling interval to a thread at its next sample point).\n");
+    size_t rn;
+    char *run = out_run_note(&rn);
+    if (run) /* in the prelude: readers of the original's layout skip it */
+        out_printf(o, "\n%s\n", run);
+    free(run);
     out_printf(o, "\n--------\n\n");
     out_txt_flush(o);
     if (g_hp.net_fd >= 0) /* the front end sees the header at once */

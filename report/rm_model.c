@@ -251,6 +251,42 @@ static int rm_in_count(rm_in *in, uint32_t trace, uint64_t count)
     return 0;
 }
 
+/* The agent's HPROF_RUN_NOTE (hprof_format.h): "key=value" pairs apart by
+ * "; ", options last (the rest of the text, whatever it holds), into the
+ * settings under the report's names (format= aside: the input's own kind is
+ * already a setting). */
+static void rm_run_note(rm_model *m, const char *s, size_t len)
+{
+    static const struct {
+        const char *key, *name;
+    } names[] = {{"heap", "heap"},   {"cpu", "cpu"},       {"monitor", "monitor"},
+                 {"depth", "depth"},  {"interval", "interval (ms)"},
+                 {"cutoff", "cutoff"}, {"sample", "sample"}, {"lineno", "lineno"},
+                 {"thread", "thread"}, {"doe", "doe"},       {"jvm", "jvm"}};
+    size_t pos = strlen(HPROF_RUN_NOTE);
+    while (pos < len) {
+        const char *k = s + pos, *eq = memchr(k, '=', len - pos);
+        if (!eq)
+            return;
+        size_t kl = (size_t)(eq - k), vpos = pos + kl + 1;
+        int options = kl == 7 && memcmp(k, "options", 7) == 0;
+        const char *semi = options ? NULL : memmem(s + vpos, len - vpos, "; ", 2);
+        size_t vl = semi ? (size_t)(semi - (s + vpos)) : len - vpos;
+        char *v = strndup(s + vpos, vl);
+        if (!v) {
+            m->oom = 1;
+            return;
+        }
+        if (options)
+            rm_setting(m, "options", v);
+        for (size_t i = 0; !options && i < sizeof names / sizeof names[0]; i++)
+            if (strlen(names[i].key) == kl && memcmp(k, names[i].key, kl) == 0)
+                rm_setting(m, names[i].name, v);
+        free(v);
+        pos = vpos + vl + 2;
+    }
+}
+
 static int rm_in_record(void *ctx, const hr_record *r)
 {
     rm_in *in = ctx;
@@ -258,6 +294,11 @@ static int rm_in_record(void *ctx, const hr_record *r)
         return 0;
     switch (r->tag) {
     case HPROF_TAG_UTF8: {
+        size_t rl = strlen(HPROF_RUN_NOTE);
+        if (r->u.utf8.len > rl && memcmp(r->u.utf8.str, HPROF_RUN_NOTE, rl) == 0) {
+            rm_run_note(in->m, (const char *)r->u.utf8.str, r->u.utf8.len);
+            break;
+        }
         int k = print_notes_take(&in->pending, r->u.utf8.str, r->u.utf8.len);
         if (k < 0)
             goto oom;

@@ -418,6 +418,17 @@ static int tp_run(tp_ctx *c, const char *text, size_t len)
     c->line = 1;
     for (size_t i = pos; i + 10 <= len; i++) {
         if (memcmp(text + i, "\n--------\n", 10) == 0) {
+            /* the agent's HPROF_RUN_NOTE line in the prelude: the same UTF8
+             * record as in its binary output (nothing refers to it) */
+            size_t rl = strlen(HPROF_RUN_NOTE);
+            for (size_t k = pos; k + rl <= i; k++) {
+                if ((k == pos || text[k - 1] == '\n') && memcmp(text + k, HPROF_RUN_NOTE, rl) == 0) {
+                    const char *end = memchr(text + k, '\n', i + 1 - k);
+                    size_t n = end ? (size_t)(end - (text + k)) : i - k;
+                    hw_utf8(c->w, c->next_id++, text + k, n);
+                    break;
+                }
+            }
             for (size_t k = pos; k < i + 10; k++)
                 c->line += text[k] == '\n';
             pos = i + 10;

@@ -97,6 +97,20 @@ for JDK in $FOUND_JDKS; do
         got=$($RC ratio c$fmt$V.json cpu-samples CpuDemo.hotA CpuDemo.hotB)
         within "$got" "$want" 0.03 || fail "format=$fmt: hotA share $got, the program measured $want"
     done
+    step "the run's settings: the agent's options, interval, depth, the JVM (format=a and b alike)"
+    for fmt in a b; do
+        expect_eq "format=$fmt: settings" \
+            "cpu=samples interval=5 depth=4 cutoff=0 options=cpu=samples,interval=5,format=$fmt,file=$WORK/c$fmt$V.prof,cutoff=0 jvm-version=$V" \
+            "$(python3 - c$fmt$V.json <<'PY'
+import json, re, sys
+s = dict(json.load(open(sys.argv[1]))['settings'])
+m = re.search(r' (\d+)[.+][^ ]*$', s.get('jvm', ''))
+print('cpu=%s interval=%s depth=%s cutoff=%s options=%s jvm-version=%s' % (
+    s.get('cpu'), s.get('interval (ms)'), s.get('depth'), s.get('cutoff'), s.get('options'),
+    m.group(1) if m else s.get('jvm')))
+PY
+)"
+    done
     grep -q '"kind":"text"' ca$V.json || fail "format=a is not named text"
     grep -q '"kind":"binary"' cb$V.json || fail "format=b is not named binary"
 

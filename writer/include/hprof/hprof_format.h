@@ -146,6 +146,14 @@ static inline int hprof_type_is_primitive(unsigned t)
 #define HPROF_SITES_NOTE "HPROF SITES NOTE: "
 #define HPROF_SITES_SAMPLES "HPROF SITES SAMPLES: "
 #define HPROF_SITES_U8 "HPROF SITES U8: "
+/* The run's settings, once, as a UTF8 record nothing refers to (binary)
+ * or a line of the prelude, before its "--------" (text):
+ *   "HPROF RUN: heap=sites; cpu=samples; interval=10; depth=4; ...;
+ *    jvm=<java.vm.name> <java.vm.version>; options=<the option string>"
+ * "key=value" pairs separated by "; ", options last (it may hold "; ").
+ * hprof's agent writes it; `hprof report` shows it; other readers skip it.
+ * A file holding heap dumps alone (HotSpot's records only) has none. */
+#define HPROF_RUN_NOTE "HPROF RUN: "
 /* CONTROL SETTINGS u4 flags */
 #define HPROF_CTRL_ALLOC_TRACES 0x00000001u
 #define HPROF_CTRL_CPU_SAMPLING 0x00000002u

@@ -71,6 +71,7 @@ typedef struct rm_input {
     char *path;
     const char *kind; /* "binary", "text", "text-jdk8" */
     uint64_t bytes;
+    int heap_dump; /* a binary file (not standard input) holding a heap dump: rp_heap.h reads it again */
 } rm_input;
 
 typedef struct rm_model {

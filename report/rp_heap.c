@@ -379,22 +379,26 @@ static char *rp_heap_sentence(const rp_heap *h, const rp_suspect *s)
         }
         o += (size_t)snprintf(path + o, cap + 64 - o, "%s%s", t ? " -> " : ": ", s->steps[t]);
     }
+    /* "6.0 kB (6 000 bytes, 60.0 % of the reachable heap)", "48 bytes (23.1 % ...)" */
+    char amount[128], big[32];
+    if (s->bytes < 1000)
+        snprintf(amount, sizeof amount, "%s (%s of the reachable heap)", sz, pc);
+    else
+        snprintf(amount, sizeof amount, "%s (%s bytes, %s of the reachable heap)", sz,
+                 rp_heap_group(s->bytes, bb, sizeof bb), pc);
     char *r;
     if (s->is_class) {
         rp_heap_group(s->instances, in, sizeof in);
-        r = rp_heap_printf("%s instances of `%s` retain %s (%s bytes, %s of the reachable heap) "
-                           "together in %s objects; the shortest path from a GC root to the "
-                           "biggest (0x%" PRIx64 ", %s bytes): %s",
-                           in, hg_class_name(g, s->cls), sz, rp_heap_group(s->bytes, bb, sizeof bb),
-                           pc, ob, hg_id(g, s->obj),
-                           rp_heap_group(hg_dom_retained(h->d, s->obj), in, sizeof in), path);
+        rp_heap_group(hg_dom_retained(h->d, s->obj), big, sizeof big);
+        r = rp_heap_printf("%s instances of `%s` retain %s together in %s objects; the shortest "
+                           "path from a GC root to the biggest (0x%" PRIx64 ", %s bytes): %s",
+                           in, hg_class_name(g, s->cls), amount, ob, hg_id(g, s->obj), big, path);
     } else {
         int cl = hg_is_class(g, s->obj);
-        r = rp_heap_printf("%s `%s` (0x%" PRIx64 ") retains %s (%s bytes, %s of the reachable "
-                           "heap) in %s objects; its shortest path from a GC root: %s",
+        r = rp_heap_printf("%s `%s` (0x%" PRIx64 ") retains %s in %s objects; its shortest path "
+                           "from a GC root: %s",
                            cl ? "The class" : "One instance of", rp_heap_objname(g, s->obj),
-                           hg_id(g, s->obj), sz, rp_heap_group(s->bytes, bb, sizeof bb), pc, ob,
-                           path);
+                           hg_id(g, s->obj), amount, ob, path);
     }
     free(path);
     return r;

@@ -404,30 +404,40 @@ static char *rp_heap_sentence(const rp_heap *h, const rp_suspect *s)
     return r;
 }
 
-static const rm_input *rp_heap_input(const rm_model *m, size_t *count)
+/* The last input with a heap dump to read again; *count of them, *piped
+ * 1 when one came on standard input (it cannot be read again). */
+static const rm_input *rp_heap_input(const rm_model *m, size_t *count, int *piped)
 {
     const rm_input *in = NULL;
     *count = 0;
-    for (size_t i = 0; i < m->ninputs; i++)
-        if (m->inputs[i].heap_dump) {
+    *piped = 0;
+    for (size_t i = 0; i < m->ninputs; i++) {
+        if (m->inputs[i].heap_dump > 0) {
             in = &m->inputs[i];
             (*count)++;
         }
+        *piped |= m->inputs[i].heap_dump < 0;
+    }
     return in;
 }
 
 rp_heap *rp_heap_new(rm_model *m, uint64_t max_memory, int skip)
 {
     size_t count;
-    const rm_input *in = rp_heap_input(m, &count);
-    if (!in)
+    int piped;
+    const rm_input *in = rp_heap_input(m, &count, &piped);
+    if (!in && !piped)
         return NULL;
     rp_heap *h = calloc(1, sizeof *h);
     if (!h)
         return NULL;
-    h->path = in->path;
-    if (skip) {
-        h->note = strdup("not computed (--no-retained)");
+    h->path = in ? in->path : "-";
+    if (skip || !in) {
+        if (!skip)
+            rm_warn(m, "no retained sizes or leak suspects: the heap dump came on standard input, "
+                       "which cannot be read again (give it as a FILE)");
+        h->note = strdup(skip ? "not computed (--no-retained)"
+                            : "not computed: standard input cannot be read again");
         if (!h->note) {
             free(h);
             return NULL;

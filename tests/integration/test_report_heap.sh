@@ -10,8 +10,9 @@
 #    retained` prints;
 #  - one leak suspect, BIG: an object, 1001 objects, its id, its path from
 #    a GC root ending RetainDemo.BIG -> java.lang.Object[], its sentence;
-#  - --no-retained and a --max-memory too small: no retained tables, the
-#    reason given, the histogram still there, exit 0; a bad size: exit 2;
+#  - --no-retained, a --max-memory too small, the dump on standard input:
+#    no retained tables, the reason given, the histogram still there, exit
+#    0; a bad size: exit 2; a dump cut in half: the tables and a warning;
 #  - the page (-o) in headless Chromium (tests/report/check_report.js): the
 #    suspect's sentence as text, the retained tables and their cells.
 # Chromium, node and the harness missing is a failure, not a skip.
@@ -106,6 +107,18 @@ for JDK in $JDKS; do
     "$HPROF" report retain$V.hprof --max-memory lots --json bad.json 2>bad.err || rc=$?
     expect_eq "--max-memory lots: exit status" 2 "$rc"
     grep -q "^hprof: report: --max-memory needs a size" bad.err || fail "message: $(cat bad.err)"
+
+    step "standard input, a dump cut short"
+    "$HPROF" report - --json stdin$V.json <retain$V.hprof 2>/dev/null || fail "report of standard input failed"
+    expect_eq "standard input: tables" "['histogram', 'roots']" "$(py stdin$V.json -- "[t['id'] for t in j0['tables']]")"
+    expect_eq "standard input: note" "not computed: standard input cannot be read again" \
+        "$(py stdin$V.json -- "j0['heap']['retained_note']")"
+    head -c $(($(stat -c %s retain$V.hprof) / 2)) retain$V.hprof >cut$V.hprof
+    "$HPROF" report cut$V.hprof --json cut$V.json 2>/dev/null || fail "report of a cut dump failed"
+    py cut$V.json -- "j0['warnings']" | grep -q "cut$V.hprof: the retained sizes cover what could be read of the heap dump" ||
+        fail "cut dump: no warning: $(py cut$V.json -- "j0['warnings']")"
+    expect_eq "cut dump: tables" "['retained-objects', 'retained-classes', 'histogram', 'roots']" \
+        "$(py cut$V.json -- "[t['id'] for t in j0['tables']]")"
 
     step "the page in headless Chromium"
     "$HPROF" report retain$V.hprof -o rep$V.html 2>/dev/null || fail "hprof report -o failed"

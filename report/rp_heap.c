@@ -305,7 +305,8 @@ static int rp_heap_paths(rp_heap *h, const hg_paths *p, hr_source *src, char *er
             links[at].to = chain[k][s + 1];
             at++;
         }
-    if (hg_paths_name(src, g, links, nl, fr, nfr, err, errlen) != 0)
+    /* (no suspect, or only roots: no pass over the file) */
+    if ((nl || nfr) && hg_paths_name(src, g, links, nl, fr, nfr, err, errlen) != 0)
         goto out;
     at = 0;
     for (uint32_t k = 0; k < h->nsus; k++) {

@@ -559,7 +559,7 @@ static const char *rp_root_name(unsigned tag)
     }
 }
 
-static void rp_histo_tables(rp *p, rm_model *m)
+static void rp_heap_tables(rp *p, rm_model *m)
 {
     rj *j = p->j;
     static const char *const hcols[] = {"rank|rank|int", "instances|instances|int",
@@ -735,8 +735,8 @@ static void rp_tables(rp *p)
     if (m->have_mdump)
         rp_mdump_table(p, m);
     if (m->have_heap) {
-        rp_heap_tables(p->heap, j);
-        rp_histo_tables(p, m);
+        rp_heap_write_tables(p->heap, j);
+        rp_heap_tables(p, m);
     }
     if (m->have_summary)
         rp_summary_table(p, m);
@@ -884,7 +884,7 @@ static void rp_top_level(rp *p, const char *const *paths, size_t n, const report
         rj_u64(j, p->m->roots_total);
         rj_key(j, "shallow_size_rule");
         rj_cstr(j, "HotSpot's, as hprof histo: 12-byte header, 4-byte references, 8-byte alignment");
-        rp_heap_fields(p->heap, j);
+        rp_heap_write_fields(p->heap, j);
         rj_obj_end(j);
     } else {
         rj_null(j);

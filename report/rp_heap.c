@@ -548,7 +548,7 @@ static void rp_heap_head(rj *j, const char *id, const char *title, const char *n
     rj_arr(j);
 }
 
-void rp_heap_tables(const rp_heap *h, rj *j)
+void rp_heap_write_tables(const rp_heap *h, rj *j)
 {
     if (!h || !h->d)
         return;
@@ -602,7 +602,7 @@ void rp_heap_tables(const rp_heap *h, rj *j)
     rj_obj_end(j);
 }
 
-void rp_heap_fields(const rp_heap *h, rj *j)
+void rp_heap_write_fields(const rp_heap *h, rj *j)
 {
     if (!h)
         return;

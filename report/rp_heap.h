@@ -35,10 +35,10 @@ void rp_heap_free(rp_heap *h);
 
 /* The two TABLE objects, inside the data's "tables" array (nothing without
  * a tree). */
-void rp_heap_tables(const rp_heap *h, rj *j);
+void rp_heap_write_tables(const rp_heap *h, rj *j);
 /* The HEAP object's keys: reachable_objects, unreachable_objects,
  * unreachable_bytes, retained_rule, suspect_rule, suspects, suspects_note;
  * without a tree, only retained_note. */
-void rp_heap_fields(const rp_heap *h, rj *j);
+void rp_heap_write_fields(const rp_heap *h, rj *j);
 
 #endif

@@ -14,7 +14,12 @@
 #    no retained tables, the reason given, the histogram still there, exit
 #    0; a bad size: exit 2; a dump cut in half: the tables and a warning;
 #  - the page (-o) in headless Chromium (tests/report/check_report.js): the
-#    suspect's sentence as text, the retained tables and their cells.
+#    suspect's sentence as text, the retained tables and their cells;
+#  - demo-java/SuspectDemo: two suspects, exact: a long[][] held by a local
+#    of main() (3 202 016 bytes, 102 objects; its root the Java frame of the
+#    thread named "main" at the marked line) and 4 Sessions held by locals
+#    of 4 threads (a class suspect: 2 400 128 bytes, 8 objects; its root a
+#    Java frame of a thread "worker-N"), their sentences in the page.
 # Chromium, node and the harness missing is a failure, not a skip.
 #
 # usage: bash test_report_heap.sh HPROF_TOOL PROJECT_DIR WORKDIR   (run by ctest)
@@ -44,7 +49,10 @@ def table(j, tid):
 print(eval(sys.argv[1]))" "$2" "${args[@]}" || fail "cannot evaluate $2"
 }
 
-compile RetainDemo
+compile RetainDemo SuspectDemo
+ROOT_LINE=$(grep -n 'SUSPECT-ROOT$' "$SRC/demo-java/SuspectDemo.java" | cut -d: -f1)
+WORKER_LINE=$(grep -n 'done.await();' "$SRC/demo-java/SuspectDemo.java" | cut -d: -f1)
+[ -n "$ROOT_LINE" ] && [ -n "$WORKER_LINE" ] || fail "SuspectDemo.java has no SUSPECT-ROOT or done.await() line"
 for JDK in $JDKS; do
     V=$("$JDK/bin/java" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')
     CTX="JDK $V"
@@ -131,5 +139,28 @@ for JDK in $JDKS; do
         --cell "retained-objects:$K:retained:4016016" \
         --screenshot shot-heap$V.png >page$V.out ||
         fail "check_report.js (above)"
+
+    step "SuspectDemo: a suspect held by main's local, a class suspect of 4 threads' locals"
+    demo_start s$V "$JDK" SuspectDemo
+    demo_dump s$V "$JDK" "$WORK/suspect$V.hprof"
+    demo_end s$V
+    "$HPROF" report suspect$V.hprof --json sus$V.json 2>sus$V.err || fail "hprof report: $(cat sus$V.err)"
+    expect_eq "suspects" \
+        "[['object', 'long[][]', 1, 3202016, 102], ['class', 'SuspectDemo\$Session', 4, 2400128, 8]]" \
+        "$(py sus$V.json -- "[[s[k] for k in ('kind', 'class', 'instances', 'retained_bytes', 'retained_objects')] for s in j0['heap']['suspects']]")"
+    expect_eq "the object suspect's root" "Java frame of thread \"main\" at SuspectDemo.main(SuspectDemo.java:$ROOT_LINE)" \
+        "$(py sus$V.json -- "j0['heap']['suspects'][0]['root']")"
+    expect_eq "the class suspect's root" "Java frame of thread \"worker-N\" at SuspectDemo.lambda\$main\$0(SuspectDemo.java:$WORKER_LINE)" \
+        "$(py sus$V.json -- "j0['heap']['suspects'][1]['root']" | sed 's/worker-[0-3]/worker-N/')"
+    expect_eq "the class suspect's biggest" "[600032]" \
+        "$(py sus$V.json -- "[r[3] for r in table(j0, 'retained-objects')['rows'] if r[0] == j0['heap']['suspects'][1]['id']]")"
+    "$HPROF" report suspect$V.hprof -o sus$V.html 2>/dev/null || fail "hprof report -o failed"
+    node "$SRC/tests/report/check_report.js" sus$V.html \
+        --text "One instance of \`long[][]\` (" \
+        --text ") retains 3.2 MB (3 202 016 bytes, " \
+        --text " in 102 objects; its shortest path from a GC root: Java frame of thread \"main\" at SuspectDemo.main(SuspectDemo.java:$ROOT_LINE): long[][]" \
+        --text "4 instances of \`SuspectDemo\$Session\` retain 2.4 MB (2 400 128 bytes, " \
+        --text " together in 8 objects; the shortest path from a GC root to the biggest (" \
+        >pages$V.out || fail "check_report.js (above)"
 done
 echo "test_report_heap: OK"

@@ -40,8 +40,9 @@ typedef struct rp_suspect {
     uint32_t cls; /* class table index (HG_NONE: unknown) */
     uint64_t instances, bytes, objects;
     char *root;   /* "Java frame of thread "main" at A.main(A.java:3)" */
-    char **steps; /* root object first, the target last */
+    char **steps; /* root object first, the target last (those shown) */
     uint32_t nsteps;
+    uint32_t path_len; /* objects on the whole path */
     char *text;
 } rp_suspect;
 
@@ -267,8 +268,17 @@ out:
     return rc;
 }
 
-/* The suspects' paths, named by one more pass over `src`. 0, or -1 (out of
- * memory, or the file cannot be read again: `err`). */
+/* Step t of a path of len objects is shown: all of a short path, the
+ * first and last RP_HEAP_ENDS of a longer one. */
+static int rp_heap_shown(uint32_t t, uint32_t len)
+{
+    return len <= RP_HEAP_PATH_FULL || t < RP_HEAP_ENDS || t >= len - RP_HEAP_ENDS;
+}
+
+/* The suspects' paths, named by one more pass over `src` (only the links
+ * of the steps shown: a path through a list of millions of nodes costs no
+ * name for each). 0, or -1 (out of memory, or the file cannot be read
+ * again: `err`). */
 static int rp_heap_paths(rp_heap *h, const hg_paths *p, hr_source *src, char *err, size_t errlen)
 {
     const hg_graph *g = h->g;
@@ -283,9 +293,10 @@ static int rp_heap_paths(rp_heap *h, const hg_paths *p, hr_source *src, char *er
         len[k] = hg_paths_chain(p, h->sus[k].obj, NULL, 0);
         chain[k] = malloc(((size_t)len[k] + 1) * sizeof *chain[k]);
         if (!chain[k])
-            goto out;
+            goto oom;
         hg_paths_chain(p, h->sus[k].obj, chain[k], len[k]);
-        nl += len[k] ? len[k] - 1 : 0;
+        for (uint32_t t = 0; t + 1 < len[k]; t++)
+            nl += rp_heap_shown(t, len[k]);
         fri[k] = -1;
         const hg_root *r = len[k] ? hg_root_of(g, chain[k][0]) : NULL;
         if (r && r->thread) {
@@ -297,34 +308,39 @@ static int rp_heap_paths(rp_heap *h, const hg_paths *p, hr_source *src, char *er
     }
     links = calloc(nl ? nl : 1, sizeof *links);
     if (!links)
-        goto out;
+        goto oom;
     size_t at = 0;
     for (uint32_t k = 0; k < h->nsus; k++)
-        for (uint32_t s = 0; s + 1 < len[k]; s++) {
-            links[at].from = chain[k][s];
-            links[at].to = chain[k][s + 1];
-            at++;
-        }
+        for (uint32_t t = 0; t + 1 < len[k]; t++)
+            if (rp_heap_shown(t, len[k])) {
+                links[at].from = chain[k][t];
+                links[at].to = chain[k][t + 1];
+                at++;
+            }
     /* (no suspect, or only roots: no pass over the file) */
     if ((nl || nfr) && hg_paths_name(src, g, links, nl, fr, nfr, err, errlen) != 0)
         goto out;
     at = 0;
     for (uint32_t k = 0; k < h->nsus; k++) {
         rp_suspect *s = &h->sus[k];
+        s->path_len = len[k];
         s->steps = calloc(len[k] ? len[k] : 1, sizeof *s->steps);
         if (!s->steps)
             goto oom;
         for (uint32_t t = 0; t < len[k]; t++) {
+            if (!rp_heap_shown(t, len[k]))
+                continue;
             const char *nm = rp_heap_objname(g, chain[k][t]);
+            char *st;
             if (t + 1 < len[k]) {
                 const char *fl = links[at++].field;
-                s->steps[t] = rp_heap_printf("%s%s%s", nm, fl[0] == '[' ? "" : fl[0] == '<' ? " " : ".", fl);
+                st = rp_heap_printf("%s%s%s", nm, fl[0] == '[' ? "" : fl[0] == '<' ? " " : ".", fl);
             } else {
-                s->steps[t] = strdup(nm);
+                st = strdup(nm);
             }
-            if (!s->steps[t])
+            if (!st)
                 goto oom;
-            s->nsteps = t + 1;
+            s->steps[s->nsteps++] = st;
         }
         if (!len[k]) {
             s->root = strdup("");
@@ -370,15 +386,12 @@ static char *rp_heap_sentence(const rp_heap *h, const rp_suspect *s)
     char *path = malloc(cap + 64);
     if (!path)
         return NULL;
-    size_t o = (size_t)snprintf(path, cap, "%s", s->nsteps ? s->root : "none");
+    size_t o = (size_t)snprintf(path, cap + 64, "%s", s->nsteps ? s->root : "none");
     for (uint32_t t = 0; t < s->nsteps; t++) {
-        if (s->nsteps > RP_HEAP_PATH_FULL && t == RP_HEAP_ENDS) {
-            o += (size_t)snprintf(path + o, cap + 64 - o, " -> ... (%" PRIu32 " more steps)",
-                                  s->nsteps - 2 * RP_HEAP_ENDS);
-            t = s->nsteps - RP_HEAP_ENDS - 1;
-            continue;
-        }
         o += (size_t)snprintf(path + o, cap + 64 - o, "%s%s", t ? " -> " : ": ", s->steps[t]);
+        if (s->path_len > s->nsteps && t + 1 == RP_HEAP_ENDS)
+            o += (size_t)snprintf(path + o, cap + 64 - o, " -> ... (%" PRIu32 " more steps)",
+                                  s->path_len - s->nsteps);
     }
     /* "6.0 kB (6 000 bytes, 60.0 % of the reachable heap)", "48 bytes (23.1 % ...)" */
     char amount[128], big[32];
@@ -656,6 +669,8 @@ void rp_heap_write_fields(const rp_heap *h, rj *j)
         rj_pct(j, s->bytes, total);
         rj_key(j, "root");
         rj_cstr(j, s->root);
+        rj_key(j, "path_length");
+        rj_u64(j, s->path_len);
         rj_key(j, "path");
         rj_arr(j);
         for (uint32_t t = 0; t < s->nsteps; t++)

@@ -402,6 +402,8 @@ static void test_report_binary(void)
  *       suspect; beside them, rooted one by one, int[96] x2, long[48] x2,
  *       byte[384] x2, char[192] x2 (800 bytes a class, 8 %), short[184]
  *       and short[192] (784); and one unreachable int[96] (400 bytes);
+ *  'L': 'A' with a chain of 20 app/Root (root.cache.cache...) to the
+ *       Object[8]: 10 304 reachable bytes, a path of 21 objects;
  *  'B': ten rooted instances of ten classes, 16 bytes each: each exactly
  *       10 %, so no suspect (the rule is "more than");
  *  'C': three rooted app.Item (16 bytes, 7.7 % each, 23.1 % together)
@@ -445,9 +447,16 @@ static char *tr_heap(char kind)
     }
     hw_root(w, HPROF_GC_ROOT_STICKY_CLASS, 0x100, 0, 0, 0);
     static int32_t zero[400];
-    if (kind == 'A') {
-        uint8_t v[8] = {0, 0, 0, 0, 0, 0, 0x10, 0}; /* cache = 0x1000 */
-        hw_instance_dump(w, 0x900, 0, 0x100, v, 8);
+    if (kind == 'A' || kind == 'L') {
+        /* 'L': a chain of 20 app.Root to the Object[8] */
+        hprof_id nroot = kind == 'L' ? 20 : 1;
+        for (hprof_id k = 0; k < nroot; k++) {
+            uint8_t v[8];
+            hprof_id next = k + 1 < nroot ? 0x900 + 0x10 * (k + 1) : 0x1000;
+            for (int b = 0; b < 8; b++)
+                v[b] = (uint8_t)(next >> (56 - 8 * b));
+            hw_instance_dump(w, 0x900 + 0x10 * k, 0, 0x100, v, 8);
+        }
         hw_root(w, HPROF_GC_ROOT_JNI_GLOBAL, 0x900, 0, 0, 0x99);
         hprof_id el[8];
         for (int k = 0; k < 8; k++) {
@@ -510,7 +519,7 @@ static void test_report_suspect(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(json,
         "\"suspects\":[{\"kind\":\"object\",\"class\":\"java.lang.Object[]\",\"id\":\"0x1000\","
         "\"instances\":1,\"retained_bytes\":6000,\"retained_objects\":9,\"pct\":60.00,"
-        "\"root\":\"JNI global\",\"path\":[\"app.Root.cache\",\"java.lang.Object[]\"],"
+        "\"root\":\"JNI global\",\"path_length\":2,\"path\":[\"app.Root.cache\",\"java.lang.Object[]\"],"
         "\"text\":\"One instance of `java.lang.Object[]` (0x1000) retains 6.0 kB (6 000 bytes, "
         "60.0 % of the reachable heap) in 9 objects; its shortest path from a GC root: JNI global: "
         "app.Root.cache -\\u003e java.lang.Object[]\"}],"
@@ -552,6 +561,24 @@ static void test_report_suspect(void)
     free(json);
     unlink(a);
     free(a);
+
+    /* a path of 21 objects: its first and last 4 steps, and how many more */
+    char *l = tr_heap('L');
+    json = tr_heap_json(l, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+    CU_ASSERT_PTR_NOT_NULL(strstr(json,
+        "\"retained_bytes\":6000,\"retained_objects\":9,\"pct\":58.23,\"root\":\"JNI global\","
+        "\"path_length\":21,\"path\":[\"app.Root.cache\",\"app.Root.cache\",\"app.Root.cache\","
+        "\"app.Root.cache\",\"app.Root.cache\",\"app.Root.cache\",\"app.Root.cache\","
+        "\"java.lang.Object[]\"],"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json,
+        "(6 000 bytes, 58.2 % of the reachable heap) in 9 objects; its shortest path from a GC root: "
+        "JNI global: app.Root.cache -\\u003e app.Root.cache -\\u003e app.Root.cache -\\u003e "
+        "app.Root.cache -\\u003e ... (13 more steps) -\\u003e app.Root.cache -\\u003e app.Root.cache "
+        "-\\u003e app.Root.cache -\\u003e java.lang.Object[]\"}]"));
+    free(json);
+    unlink(l);
+    free(l);
 }
 
 static void test_report_no_suspect(void)
@@ -573,7 +600,7 @@ static void test_report_no_suspect(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(json,
         "\"suspects\":[{\"kind\":\"class\",\"class\":\"app.Item\",\"id\":\"0x4000\",\"instances\":3,"
         "\"retained_bytes\":48,\"retained_objects\":3,\"pct\":23.08,\"root\":\"JNI global\","
-        "\"path\":[\"app.Item\"],\"text\":\"3 instances of `app.Item` retain 48 bytes ("
+        "\"path_length\":1,\"path\":[\"app.Item\"],\"text\":\"3 instances of `app.Item` retain 48 bytes ("
         "23.1 % of the reachable heap) together in 3 objects; the shortest path from a GC root to "
         "the biggest (0x4000, 16 bytes): JNI global: app.Item\"}]"));
     free(json);

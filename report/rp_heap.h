@@ -36,9 +36,10 @@ void rp_heap_free(rp_heap *h);
 /* The two TABLE objects, inside the data's "tables" array (nothing without
  * a tree). */
 void rp_heap_write_tables(const rp_heap *h, rj *j);
-/* The HEAP object's keys: reachable_objects, unreachable_objects,
- * unreachable_bytes, retained_rule, suspect_rule, suspects, suspects_note;
- * without a tree, only retained_note. */
+/* The HEAP object's keys: retained_input, reachable_objects,
+ * reachable_bytes, unreachable_objects, unreachable_bytes, retained_rule,
+ * suspect_rule, suspects, suspects_note; without a tree, only
+ * retained_note (docs/report.md "Heap"). */
 void rp_heap_write_fields(const rp_heap *h, rj *j);
 
 #endif

@@ -637,11 +637,13 @@ void rp_heap_write_fields(const rp_heap *h, rj *j)
     rj_key(j, "unreachable_bytes");
     rj_u64(j, hg_dom_unreachable_bytes(h->d));
     rj_key(j, "retained_rule");
-    rj_cstr(j, "Eclipse MAT's: the dominator tree of every object the GC roots reach (all roots "
-               "under one virtual root); an object's retained size is its shallow size plus those "
-               "of the objects it dominates, so an object shared by two holders belongs to "
-               "neither; soft, weak, phantom and final referents count as references; objects "
-               "no root reaches are left out");
+    rj_cstr(j, "Eclipse MAT's (its default preferences; where hprof departs, docs/heap-analysis.md: "
+               "a class object's shallow size is 0, a class loader holds its classes): the "
+               "dominator tree of every object the GC roots reach (all roots under one virtual "
+               "root); an object's retained size is its shallow size plus those of the objects it "
+               "dominates, so an object shared by two holders belongs to neither; soft, weak, "
+               "phantom and final referents count as references; objects no root reaches are "
+               "left out");
     rj_key(j, "suspect_rule");
     rj_cstr(j, "a suspect retains more than 10 % of the reachable heap: an object none of whose "
                "dominated objects does too, or a class whose top-level instances (dominated by no "

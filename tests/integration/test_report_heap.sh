@@ -88,7 +88,7 @@ for JDK in $JDKS; do
     expect_eq "reachable_objects" "$REACH" "$(py rep$V.json -- "j0['heap']['reachable_objects']")"
     expect_eq "unreachable_objects" "$UNREACH" "$(py rep$V.json -- "j0['heap']['unreachable_objects']")"
     expect_eq "reachable_bytes" "$RBYTES" "$(py rep$V.json -- "j0['heap']['reachable_bytes']")"
-    py rep$V.json -- "j0['heap']['retained_rule']" | grep -q "Eclipse MAT's: the dominator tree" ||
+    py rep$V.json -- "j0['heap']['retained_rule']" | grep -q "^Eclipse MAT's (its default preferences; .*): the dominator tree of every object the GC roots reach" ||
         fail "no retained_rule"
 
     step "one leak suspect: BIG, with its path"

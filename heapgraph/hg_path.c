@@ -263,6 +263,15 @@ static void hg_name_thread_sub(hg_name_ctx *c, const hr_sub *s)
             uint64_t v;
             if (hg_field_value(c->g, hg_find(c->g, id), s, "coder", HPROF_TYPE_BYTE, &v) == 0)
                 c->tcoder[r] = (int)v;
+            /* the graph without its edges (after hg_dom_compute): the
+             * value array from the String's field, read in one more pass */
+            int ins;
+            if (!c->tarr[r] &&
+                hg_field_value(c->g, hg_find(c->g, id), s, "value", HPROF_TYPE_OBJECT, &v) == 0 && v) {
+                c->tarr[r] = v;
+                if (!hu_map_upsert(&c->tobj, v, r + 1, &ins))
+                    c->oom = 1;
+            }
         } else if (s->tag == HPROF_GC_PRIM_ARRAY_DUMP && c->tarr[r] == id &&
                    (s->u.parr.type == HPROF_TYPE_BYTE || s->u.parr.type == HPROF_TYPE_CHAR)) {
             uint64_t nb = (uint64_t)s->u.parr.n * hprof_type_size(s->u.parr.type, c->idsz);
@@ -422,7 +431,7 @@ int hg_paths_name(hr_source *src, const hg_graph *g, hg_link *links, size_t nlin
             snprintf(err, errlen, "out of memory");
             goto out;
         }
-        more |= c.tarr[k] != 0;
+        more = 1;
     }
     if (more) {
         if (hr_source_rewind(src) != 0) {
@@ -431,6 +440,16 @@ int hg_paths_name(hr_source *src, const hg_graph *g, hg_link *links, size_t nlin
         }
         c.pass = 2;
         hr_parse(src, &cb, &c, NULL);
+        /* value arrays found in that pass (no edges), or before their String */
+        int again = 0;
+        for (size_t k = 0; k < nframes; k++)
+            again |= c.tarr[k] && !c.trawn[k];
+        if (again && !c.oom && hr_source_rewind(src) == 0)
+            hr_parse(src, &cb, &c, NULL);
+        if (c.oom) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
         for (size_t k = 0; k < nframes; k++)
             if (c.trawn[k])
                 hg_decode_name(c.traw + k * HG_RAW_MAX, c.trawn[k], c.ttype[k], c.tcoder[k],

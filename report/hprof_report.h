@@ -18,6 +18,10 @@ typedef struct report_opts {
      * first, then those of the flame graphs' nodes; a node whose trace is
      * not written has trace 0. */
     size_t max_traces;
+    /* 1: no dominator tree (no retained tables, no leak suspects) */
+    int no_retained;
+    /* The most bytes the retained analysis may use (0: MemAvailable) */
+    unsigned long long max_memory;
 } report_opts;
 
 /* The report data of `n` inputs as JSON: *json malloc'ed (free it), *len its

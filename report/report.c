@@ -16,6 +16,7 @@
 #include "hu_map.h"
 #include "rj_json.h"
 #include "rm_model.h"
+#include "rp_heap.h"
 #include "rt_trie.h"
 #include "web_page.h"
 
@@ -24,6 +25,7 @@ typedef struct rp {
     rt_names *names;
     rm_model *m; /* the profile, or NEW of a diff */
     rm_model *b; /* BASE of a diff, or NULL */
+    rp_heap *heap; /* retained sizes and suspects (rp_heap.h), or NULL */
     size_t max_rows, max_traces;
     hu_map kept; /* trace serials written in "traces" */
     uint64_t *keptv;
@@ -732,8 +734,10 @@ static void rp_tables(rp *p)
         rp_monitor_table(p, m);
     if (m->have_mdump)
         rp_mdump_table(p, m);
-    if (m->have_heap)
+    if (m->have_heap) {
+        rp_heap_write_tables(p->heap, j);
         rp_heap_tables(p, m);
+    }
     if (m->have_summary)
         rp_summary_table(p, m);
     rj_arr_end(j);
@@ -880,6 +884,7 @@ static void rp_top_level(rp *p, const char *const *paths, size_t n, const report
         rj_u64(j, p->m->roots_total);
         rj_key(j, "shallow_size_rule");
         rj_cstr(j, "HotSpot's, as hprof histo: 12-byte header, 4-byte references, 8-byte alignment");
+        rp_heap_write_fields(p->heap, j);
         rj_obj_end(j);
     } else {
         rj_null(j);
@@ -945,6 +950,11 @@ int report_json(const char *const *paths, size_t n, const report_opts *o, char *
             if (rm_add_file(p.m, paths[i], err, errcap) != 0)
                 goto out;
     }
+    if (!o->diff) {
+        p.heap = rp_heap_new(p.m, o->max_memory, o->no_retained);
+        if (p.m->oom)
+            goto oom;
+    }
     rm_finish(p.m);
     rp_top_level(&p, paths, n, o);
     if (p.oom || rj_failed(p.j))
@@ -962,6 +972,7 @@ int report_json(const char *const *paths, size_t n, const report_opts *o, char *
 oom:
     snprintf(err, errcap, "out of memory");
 out:
+    rp_heap_free(p.heap);
     rm_free(p.m);
     rm_free(p.b);
     rj_free(p.j);

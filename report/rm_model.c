@@ -1041,6 +1041,7 @@ int rm_add_file(rm_model *m, const char *path, char *err, size_t errcap)
         snprintf(err, errcap, "out of memory reading %s", path);
         goto out;
     }
+    inp->heap_dump = !text && histo_heap_records(in.h) > 0 ? (spool ? -1 : 1) : 0;
     rc = 0;
 out:
     rm_in_cleanup(&in);

@@ -71,6 +71,9 @@ typedef struct rm_input {
     char *path;
     const char *kind; /* "binary", "text", "text-jdk8" */
     uint64_t bytes;
+    /* binary with a heap dump: 1 a file (rp_heap.h reads it again), -1
+     * standard input (it cannot), 0 none */
+    int heap_dump;
 } rm_input;
 
 typedef struct rm_model {

@@ -96,6 +96,8 @@ static const char hprof_usage[] =
     "                        page: flame graphs, tables, heap histogram, settings and\n"
     "                        warnings of binary or text profiles (docs/report.md)\n"
     "      --diff BASE NEW   what grew and shrank from BASE to NEW (names normalized)\n"
+    "      --no-retained     no retained sizes and leak suspects for a binary heap dump\n"
+    "      --max-memory SIZE what that analysis may use (default: MemAvailable)\n"
     "  help                  this text\n"
     "\n"
     "sites, samples, collapsed and print also read the agent's text output\n"

@@ -98,7 +98,12 @@ check alloc.html --flame alloc-bytes \
     --trace "200004:java.util.ArrayList.grow(ArrayList.java:237)" \
     --sort histogram:bytes --cell histogram:1:class:byte[] --cell histogram:2:class:java.lang.Class \
     --text "live counts are as of the last GC before the dump" \
-    --text "12-byte header, 4-byte references, 8-byte alignment" --screenshot shot-alloc-heap.png
+    --text "12-byte header, 4-byte references, 8-byte alignment" --screenshot shot-alloc-heap.png \
+    --text "One instance of \`java.util.HashMap\` (0x7f0002000) retains 500.0 kB (500 000 bytes, 66.7 % of the reachable heap) in 4 001 objects" \
+    --text "AllocDemo.CACHE <img src=x onerror=alert(1)> -> java.util.HashMap" \
+    --table retained-objects:3 --table retained-classes:2 --cell retained-objects:2:class:java.util.HashMap \
+    --cell retained-objects:2:retained_objects:4001 --cell retained-objects:1:share:69.33% \
+    --sort retained-classes:instances --cell retained-classes:1:class:byte[]
 
 step "diff: sized by the new profile, coloured by the change of share"
 check diff.html --flame cpu-samples \

@@ -662,7 +662,8 @@ static void test_random_graphs(void)
 
 /* A stack root's thread is named by its thread object's `name` String:
  * Latin-1 bytes (coder 0), UTF-16 (coder 1, little-endian), the String
- * and its array written in either order. */
+ * and its array written in either order; with the graph's edges or
+ * without them (after the dominator pass). */
 static void test_thread_names(void)
 {
     for (int variant = 0; variant < 2; variant++) {
@@ -707,6 +708,15 @@ static void test_thread_names(void)
         CU_ASSERT_STRING_EQUAL(fr[0].thread_name, variant ? "wk\xE2\x82\xAC" : "worker-\xC3\xA9");
         CU_ASSERT_STRING_EQUAL(fr[1].thread_name, "");
         CU_ASSERT_STRING_EQUAL(fr[0].text, ""); /* no STACK TRACE for thread 7 */
+        /* the same once the dominator pass has dropped the edges (the
+         * String's value array is then found from its field: hprof report) */
+        hg_dom *d = tb_dom(g);
+        uint32_t deg;
+        CU_ASSERT_PTR_NULL(hg_out(g, hg_find(g, 0xB00), &deg));
+        hg_frame_req fr2[1] = {{.thread = 7, .depth = 0, .has_depth = 1}};
+        CU_ASSERT_EQUAL(hg_paths_name(src, g, NULL, 0, fr2, 1, err, sizeof err), 0);
+        CU_ASSERT_STRING_EQUAL(fr2[0].thread_name, variant ? "wk\xE2\x82\xAC" : "worker-\xC3\xA9");
+        hg_dom_free(d);
         hr_source_close(src);
         hg_graph_free(g);
         free(t.data);

@@ -3,8 +3,9 @@
  * (escaping for a <script> element, invalid UTF-8, 2^53, fixed-point and
  * percentages without the locale, commas), the flame trie (preorder, name
  * order, depths, self, kinds, traces, the names table deduplicated), the
- * diff merge (base and self on the same nodes), and whole reports of small
- * text profiles with exact numbers.
+ * diff merge (base and self on the same nodes), whole reports of small
+ * text profiles with exact numbers, and the retained tables and leak
+ * suspects of small heap dumps whose dominator trees are known.
  */
 #include <CUnit/CUnit.h>
 #include <locale.h>
@@ -390,6 +391,223 @@ static void test_report_binary(void)
     free(b);
 }
 
+/* ------------------------------------------------------------ heap dumps */
+
+/* Dumps whose dominator trees are known (8-byte ids; shallow sizes as
+ * HotSpot lays objects out: an instance of a class without fields 16
+ * bytes, app/Root with its one reference 16, Object[8] 48, int[182] 744):
+ *  'A': a JNI global app/Root whose `cache` holds an Object[8] of eight
+ *       int[182]: the Object[8] retains 6 000 of the 10 000 reachable bytes
+ *       (each int[] only 7.44 %), app/Root 6 016 but it holds the deeper
+ *       suspect; beside them, rooted one by one, int[96] x2, long[48] x2,
+ *       byte[384] x2, char[192] x2 (800 bytes a class, 8 %), short[184]
+ *       and short[192] (784); and one unreachable int[96] (400 bytes);
+ *  'L': 'A' with a chain of 20 app/Root (root.cache.cache...) to the
+ *       Object[8]: 10 304 reachable bytes, a path of 21 objects;
+ *  'B': ten rooted instances of ten classes, 16 bytes each: each exactly
+ *       10 %, so no suspect (the rule is "more than");
+ *  'C': three rooted app.Item (16 bytes, 7.7 % each, 23.1 % together)
+ *       and ten of the ten classes of 'B': one class suspect. */
+static char *tr_heap(char kind)
+{
+    hw_sink *sink;
+    hw_writer *w = tu_mem_writer(8, &sink);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    hw_utf8z(w, 1, "app/Root");
+    hw_utf8z(w, 2, "cache");
+    hw_utf8z(w, 3, "[Ljava/lang/Object;");
+    hw_utf8z(w, 4, "app/Item");
+    hw_load_class(w, 1, 0x100, 0, 1);
+    hw_load_class(w, 2, 0x200, 0, 3);
+    hw_load_class(w, 3, 0x300, 0, 4);
+    for (uint32_t k = 0; k < 10; k++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "app/C%u", k);
+        hw_utf8z(w, 10 + k, nm);
+        hw_load_class(w, 10 + k, 0x400 + 0x10 * k, 0, 10 + k);
+    }
+    hw_heap_begin(w);
+    hw_field rf[1] = {{2, HPROF_TYPE_OBJECT}};
+    hw_class c;
+    memset(&c, 0, sizeof c);
+    c.class_id = 0x100;
+    c.nfields = 1;
+    c.fields = rf;
+    c.instance_size = 8;
+    hw_class_dump(w, &c);
+    memset(&c, 0, sizeof c);
+    for (hprof_id id = 0x200; id < 0x400 + 0x10 * 10; id += 0x10) {
+        if (id >= 0x210 && id < 0x300) /* only 0x200, 0x300, 0x400.. */
+            continue;
+        if (id > 0x300 && id < 0x400)
+            continue;
+        c.class_id = id;
+        hw_class_dump(w, &c);
+        hw_root(w, HPROF_GC_ROOT_STICKY_CLASS, id, 0, 0, 0);
+    }
+    hw_root(w, HPROF_GC_ROOT_STICKY_CLASS, 0x100, 0, 0, 0);
+    static int32_t zero[400];
+    if (kind == 'A' || kind == 'L') {
+        /* 'L': a chain of 20 app.Root to the Object[8] */
+        hprof_id nroot = kind == 'L' ? 20 : 1;
+        for (hprof_id k = 0; k < nroot; k++) {
+            uint8_t v[8];
+            hprof_id next = k + 1 < nroot ? 0x900 + 0x10 * (k + 1) : 0x1000;
+            for (int b = 0; b < 8; b++)
+                v[b] = (uint8_t)(next >> (56 - 8 * b));
+            hw_instance_dump(w, 0x900 + 0x10 * k, 0, 0x100, v, 8);
+        }
+        hw_root(w, HPROF_GC_ROOT_JNI_GLOBAL, 0x900, 0, 0, 0x99);
+        hprof_id el[8];
+        for (int k = 0; k < 8; k++) {
+            el[k] = 0x2000 + 0x100 * (hprof_id)k;
+            hw_prim_array_dump(w, el[k], 0, HPROF_TYPE_INT, 182, zero);
+        }
+        hw_obj_array_dump(w, 0x1000, 0, 0x200, 8, el);
+        static const struct { uint8_t type; uint32_t n; } rest[] = {
+            {HPROF_TYPE_INT, 96},   {HPROF_TYPE_INT, 96},   {HPROF_TYPE_LONG, 48},
+            {HPROF_TYPE_LONG, 48},  {HPROF_TYPE_BYTE, 384}, {HPROF_TYPE_BYTE, 384},
+            {HPROF_TYPE_CHAR, 192}, {HPROF_TYPE_CHAR, 192}, {HPROF_TYPE_SHORT, 184},
+            {HPROF_TYPE_SHORT, 192}};
+        for (hprof_id k = 0; k < 10; k++) {
+            hw_prim_array_dump(w, 0x5000 + 0x100 * k, 0, rest[k].type, rest[k].n, zero);
+            hw_root(w, HPROF_GC_ROOT_JNI_GLOBAL, 0x5000 + 0x100 * k, 0, 0, 0x99);
+        }
+        hw_prim_array_dump(w, 0x7000, 0, HPROF_TYPE_INT, 96, zero); /* unreachable */
+    } else {
+        for (hprof_id k = 0; k < 10; k++) {
+            hw_instance_dump(w, 0x3000 + 0x10 * k, 0, 0x400 + 0x10 * k, NULL, 0);
+            hw_root(w, HPROF_GC_ROOT_JNI_GLOBAL, 0x3000 + 0x10 * k, 0, 0, 0x99);
+        }
+        for (hprof_id k = 0; kind == 'C' && k < 3; k++) {
+            hw_instance_dump(w, 0x4000 + 0x10 * k, 0, 0x300, NULL, 0);
+            hw_root(w, HPROF_GC_ROOT_JNI_GLOBAL, 0x4000 + 0x10 * k, 0, 0, 0x99);
+        }
+    }
+    hw_heap_end(w);
+    char msg[128];
+    CU_ASSERT_EQUAL_FATAL(hw_writer_close(w, msg, sizeof msg), 0);
+    size_t len;
+    uint8_t *data = tu_sink_copy(sink, &len);
+    hw_sink_free(sink);
+    char *path = malloc(256);
+    snprintf(path, 256, "/tmp/test_report_%d_heap%c.hprof", (int)getpid(), kind);
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fwrite(data, 1, len, f), len);
+    fclose(f);
+    free(data);
+    return path;
+}
+
+static char *tr_heap_json(const char *path, const report_opts *o)
+{
+    const char *paths[] = {path};
+    char *json = NULL, err[256];
+    size_t len;
+    CU_ASSERT_EQUAL(report_json(paths, 1, o, &json, &len, err, sizeof err), 0);
+    return json;
+}
+
+static void test_report_suspect(void)
+{
+    char *a = tr_heap('A');
+    char *json = tr_heap_json(a, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"reachable_bytes\":10000,\"unreachable_objects\":1,"
+                                        "\"unreachable_bytes\":400,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json,
+        "\"suspects\":[{\"kind\":\"object\",\"class\":\"java.lang.Object[]\",\"id\":\"0x1000\","
+        "\"instances\":1,\"retained_bytes\":6000,\"retained_objects\":9,\"pct\":60.00,"
+        "\"root\":\"JNI global\",\"path_length\":2,\"path\":[\"app.Root.cache\",\"java.lang.Object[]\"],"
+        "\"text\":\"One instance of `java.lang.Object[]` (0x1000) retains 6.0 kB (6 000 bytes, "
+        "60.0 % of the reachable heap) in 9 objects; its shortest path from a GC root: JNI global: "
+        "app.Root.cache -\\u003e java.lang.Object[]\"}],"
+        "\"suspects_note\":\"1 leak suspect: retaining more than 10 % of the heap\""));
+    /* the tables: app.Root then its Object[8], as hprof retained; int[] the
+     * biggest class (the 8 in the holder, 2 rooted ones) */
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"rows\":[[\"0x900\",\"app.Root\",16,6016,10,60.16],"
+                                        "[\"0x1000\",\"java.lang.Object[]\",48,6000,9,60.00],"
+                                        "[\"0x2000\",\"int[]\",744,744,1,7.44],"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"rows\":[[\"int[]\",10,6752,6752,67.52],"
+                                        "[\"app.Root\",1,16,6016,60.16],"
+                                        "[\"java.lang.Object[]\",1,48,6000,60.00],"));
+    const char *ro = strstr(json, "\"id\":\"retained-objects\""), *hi = strstr(json, "\"id\":\"histogram\"");
+    CU_ASSERT(ro && hi && ro < hi);
+    free(json);
+
+    /* --no-retained: no tables, the reason in the HEAP object */
+    report_opts o;
+    memset(&o, 0, sizeof o);
+    o.no_retained = 1;
+    json = tr_heap_json(a, &o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+    CU_ASSERT_PTR_NULL(strstr(json, "retained-objects"));
+    CU_ASSERT_PTR_NULL(strstr(json, "\"suspects\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"retained_note\":\"not computed (--no-retained)\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"id\":\"histogram\""));
+    free(json);
+
+    /* too little memory: a warning, no retained tables, the histogram kept */
+    memset(&o, 0, sizeof o);
+    o.max_memory = 1000;
+    json = tr_heap_json(a, &o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+    CU_ASSERT_PTR_NULL(strstr(json, "retained-objects"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"warnings\":[\"no retained sizes or leak suspects: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "(hprof report --max-memory SIZE gives more, if the machine has it)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"retained_note\":\"not computed: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"id\":\"histogram\""));
+    free(json);
+    unlink(a);
+    free(a);
+
+    /* a path of 21 objects: its first and last 4 steps, and how many more */
+    char *l = tr_heap('L');
+    json = tr_heap_json(l, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+    CU_ASSERT_PTR_NOT_NULL(strstr(json,
+        "\"retained_bytes\":6000,\"retained_objects\":9,\"pct\":58.23,\"root\":\"JNI global\","
+        "\"path_length\":21,\"path\":[\"app.Root.cache\",\"app.Root.cache\",\"app.Root.cache\","
+        "\"app.Root.cache\",\"app.Root.cache\",\"app.Root.cache\",\"app.Root.cache\","
+        "\"java.lang.Object[]\"],"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json,
+        "(6 000 bytes, 58.2 % of the reachable heap) in 9 objects; its shortest path from a GC root: "
+        "JNI global: app.Root.cache -\\u003e app.Root.cache -\\u003e app.Root.cache -\\u003e "
+        "app.Root.cache -\\u003e ... (13 more steps) -\\u003e app.Root.cache -\\u003e app.Root.cache "
+        "-\\u003e app.Root.cache -\\u003e java.lang.Object[]\"}]"));
+    free(json);
+    unlink(l);
+    free(l);
+}
+
+static void test_report_no_suspect(void)
+{
+    char *b = tr_heap('B');
+    char *json = tr_heap_json(b, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"reachable_bytes\":160,\"unreachable_objects\":0,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"suspects\":[],\"suspects_note\":\"no single object or "
+                                        "class retains more than 10 % of the heap\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[\"0x3000\",\"app.C0\",16,16,1,10.00]"));
+    free(json);
+    unlink(b);
+    free(b);
+
+    char *c = tr_heap('C');
+    json = tr_heap_json(c, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+    CU_ASSERT_PTR_NOT_NULL(strstr(json,
+        "\"suspects\":[{\"kind\":\"class\",\"class\":\"app.Item\",\"id\":\"0x4000\",\"instances\":3,"
+        "\"retained_bytes\":48,\"retained_objects\":3,\"pct\":23.08,\"root\":\"JNI global\","
+        "\"path_length\":1,\"path\":[\"app.Item\"],\"text\":\"3 instances of `app.Item` retain 48 bytes ("
+        "23.1 % of the reachable heap) together in 3 objects; the shortest path from a GC root to "
+        "the biggest (0x4000, 16 bytes): JNI global: app.Item\"}]"));
+    free(json);
+    unlink(c);
+    free(c);
+}
+
 static int tr_suites(void)
 {
     CU_pSuite s = CU_add_suite("report", NULL, NULL);
@@ -401,7 +619,9 @@ static int tr_suites(void)
         !CU_add_test(s, "trie filter and deep", test_trie_filter_and_deep) ||
         !CU_add_test(s, "report profile", test_report_profile) ||
         !CU_add_test(s, "report diff", test_report_diff) ||
-        !CU_add_test(s, "report binary", test_report_binary))
+        !CU_add_test(s, "report binary", test_report_binary) ||
+        !CU_add_test(s, "report leak suspect", test_report_suspect) ||
+        !CU_add_test(s, "report no leak suspect", test_report_no_suspect))
         return -1;
     return 0;
 }

@@ -21,7 +21,7 @@ performance.mark('hprof-start');
   const ALL_FRAMES = 5000;  /* a graph this small gets every frame, even sub-pixel ones, in the DOM */
   const NARROW = 28;  /* narrower frames keep their text, drawn transparent */
   const TABLE_LIMIT = 500;
-  const HEAP_TABLES = new Set(['histogram', 'roots', 'histogram-diff', 'heap-summary']);
+  const HEAP_TABLES = new Set(['retained-objects', 'retained-classes', 'histogram', 'roots', 'histogram-diff', 'heap-summary']);
   let D;
   let names;
   const views = {};
@@ -524,6 +524,14 @@ performance.mark('hprof-start');
     sec.append(h('div', {class: 'scroll'}, [table]), more);
     return sec;
   }
+  /* the leak suspects' sentences, as text */
+  function suspectList(hp) {
+    const sec = h('section', {id: 'suspects'}, [h('h3', {text: 'Leak suspects'})]);
+    if (hp.suspects.length) sec.append(h('ol', {id: 'suspect-list'}, hp.suspects.map((s) => h('li', {text: String(s.text)}))));
+    else sec.append(h('p', {id: 'suspect-none', text: String(hp.suspects_note || '')}));
+    if (hp.suspect_rule) sec.append(h('p', {class: 'estimate', text: 'A suspect: ' + hp.suspect_rule + '.'}));
+    return sec;
+  }
   function kvTable(id, rows) {
     return h('table', {id: id, class: 'kv', 'data-rows': rows.length}, [h('tbody', {}, rows.map((r) =>
       h('tr', {}, [h('th', {scope: 'row', text: String(r[0])}), h('td', {text: String(r[1])})])))]);
@@ -583,8 +591,12 @@ performance.mark('hprof-start');
     if (D.heap || heapT.length) {
       const p = addTab('heap', 'Heap');
       const hp = D.heap;
+      if (hp && Array.isArray(hp.suspects)) p.append(suspectList(hp));
       if (hp) p.append(h('h3', {text: 'Heap dump'}), kvTable('heap-totals', [['objects', num(hp.objects)], ['bytes', num(hp.bytes)],
-        ['classes', num(hp.classes)], ['roots', num(hp.roots)], ['shallow sizes', hp.shallow_size_rule || '']]));
+        ['classes', num(hp.classes)], ['roots', num(hp.roots)], ['shallow sizes', hp.shallow_size_rule || '']].concat(
+        hp.reachable_objects === undefined ? (hp.retained_note ? [['retained sizes', hp.retained_note]] : []) :
+          [['reachable objects', num(hp.reachable_objects)], ['unreachable objects (left out)', num(hp.unreachable_objects)],
+            ['retained sizes', hp.retained_rule || '']])));
       for (const t of heapT) p.append(buildTable(t));
     }
     const ps = addTab('settings', 'Settings');

@@ -192,6 +192,16 @@ typedef struct rm_str {
     uint32_t len;
 } rm_str;
 
+/* A site with the agent's notes applied (u8 figures, sample counts): an
+ * incremental ALLOC SITES record updates some rows and keeps the others,
+ * so each row carries its own notes. */
+typedef struct rm_isite {
+    uint8_t array_type;
+    uint32_t class_serial, trace_serial;
+    uint64_t v[4]; /* live bytes, live objects, allocated bytes, allocated objects */
+    uint64_t samples;
+} rm_isite;
+
 typedef struct rm_in {
     rm_model *m;
     uint64_t off; /* added to trace serials */
@@ -207,8 +217,10 @@ typedef struct rm_in {
     size_t ntr, captr;
     hprof_id *ids;
     size_t nids, capids;
-    hr_alloc_site *sites;
+    rm_isite *sites;
     size_t nsites, capsites;
+    hu_map site_ix;  /* class serial << 32 | trace -> index in sites */
+    hu_map site_ix0; /* the same for class serial 0: array type << 32 | trace */
     int have_sites;
     uint16_t sites_flags;
     uint32_t sites_time_us;
@@ -307,12 +319,43 @@ static int rm_in_record(void *ctx, const hr_record *r)
         break;
     }
     case HPROF_TAG_ALLOC_SITES: {
+        /* the notes written just before this record describe it */
+        print_notes_clear(&in->notes);
+        in->notes = in->pending;
+        memset(&in->pending, 0, sizeof in->pending);
+        /* sites are cumulative: a full record replaces the previous one, an
+         * incremental one (hprof-ctl's "sites incremental") holds only the
+         * rows that changed since, so it updates them and keeps the rest */
+        int incremental = (r->u.alloc_sites.flags & HPROF_SITES_INCREMENTAL) && in->have_sites;
+        if (!incremental) {
+            in->nsites = 0;
+            hu_map_cleanup(&in->site_ix);
+            hu_map_cleanup(&in->site_ix0);
+            hu_map_init(&in->site_ix);
+            hu_map_init(&in->site_ix0);
+        }
         uint32_t n = r->u.alloc_sites.nsites;
-        in->nsites = 0;
-        if (rm_grow(&in->sites, &in->capsites, n + 1, sizeof *in->sites))
+        if (rm_grow(&in->sites, &in->capsites, in->nsites + n + 1, sizeof *in->sites))
             goto oom;
-        for (uint32_t i = 0; i < n; i++)
-            hr_alloc_site_at(r, i, &in->sites[in->nsites++]);
+        for (uint32_t i = 0; i < n; i++) {
+            hr_alloc_site s;
+            hr_alloc_site_at(r, i, &s);
+            hu_map *ix = s.class_serial ? &in->site_ix : &in->site_ix0;
+            uint64_t key = (uint64_t)(s.class_serial ? s.class_serial : s.array_type) << 32 |
+                           s.trace_serial;
+            int ins;
+            uint64_t *at = hu_map_upsert(ix, key, in->nsites, &ins);
+            if (!at)
+                goto oom;
+            rm_isite *d = &in->sites[ins ? in->nsites++ : *at];
+            d->array_type = s.array_type;
+            d->class_serial = s.class_serial;
+            d->trace_serial = s.trace_serial;
+            uint64_t v[4] = {s.live_bytes, s.live_instances, s.alloc_bytes, s.alloc_instances};
+            print_notes_row(&in->notes, i, v);
+            memcpy(d->v, v, sizeof v);
+            d->samples = i < in->notes.nsamp ? in->notes.samp[2 * i] : 0;
+        }
         in->have_sites = 1;
         in->sites_flags = r->u.alloc_sites.flags;
         in->sites_time_us = r->time_us;
@@ -320,10 +363,6 @@ static int rm_in_record(void *ctx, const hr_record *r)
         in->sites_tot[1] = r->u.alloc_sites.total_live_instances;
         in->sites_tot[2] = r->u.alloc_sites.total_alloc_bytes;
         in->sites_tot[3] = r->u.alloc_sites.total_alloc_instances;
-        /* the notes written just before this record describe it */
-        print_notes_clear(&in->notes);
-        in->notes = in->pending;
-        memset(&in->pending, 0, sizeof in->pending);
         break;
     }
     case HPROF_TAG_HEAP_SUMMARY:
@@ -512,25 +551,23 @@ static int rm_in_resolve(rm_in *in)
         if (rm_grow(&m->sites, &m->capsites, m->nsites + in->nsites + 1, sizeof *m->sites))
             goto oom;
         for (size_t i = 0; i < in->nsites; i++) {
-            const hr_alloc_site *s = &in->sites[i];
+            const rm_isite *s = &in->sites[i];
             char cls[1024];
             rm_in_class(in, s->class_serial, s->array_type, cls, sizeof cls);
             rm_site *d = &m->sites[m->nsites++];
             d->trace = in->off + s->trace_serial;
             d->cls = rm_name(m, cls, strlen(cls));
-            uint64_t v[4] = {s->live_bytes, s->live_instances, s->alloc_bytes, s->alloc_instances};
-            print_notes_row(&in->notes, (uint32_t)i, v);
-            d->live_bytes = v[0];
-            d->live_objs = v[1];
-            d->alloc_bytes = v[2];
-            d->alloc_objs = v[3];
+            d->live_bytes = s->v[0];
+            d->live_objs = s->v[1];
+            d->alloc_bytes = s->v[2];
+            d->alloc_objs = s->v[3];
         }
         if (in->notes.note && !m->sites_live_note)
             m->sites_live_note = strdup(in->notes.note);
         if (in->notes.sample_bytes) {
             m->sample_bytes = in->notes.sample_bytes;
-            for (uint32_t i = 0; i < in->notes.nsamp; i++)
-                m->samples += in->notes.samp[2 * i];
+            for (size_t i = 0; i < in->nsites; i++)
+                m->samples += in->sites[i].samples;
         }
         char when[40];
         uint64_t ms = in->hd.timestamp_ms + in->sites_time_us / 1000;
@@ -571,6 +608,8 @@ static void rm_in_cleanup(rm_in *in)
     hu_map_cleanup(&in->utf8);
     hu_map_cleanup(&in->cls_name);
     hu_map_cleanup(&in->frame_ix);
+    hu_map_cleanup(&in->site_ix);
+    hu_map_cleanup(&in->site_ix0);
     free(in->fr);
     free(in->tr);
     free(in->ids);
@@ -956,6 +995,8 @@ int rm_add_file(rm_model *m, const char *path, char *err, size_t errcap)
     hu_map_init(&in.utf8);
     hu_map_init(&in.cls_name);
     hu_map_init(&in.frame_ix);
+    hu_map_init(&in.site_ix);
+    hu_map_init(&in.site_ix0);
     in.h = histo_new();
     if (!in.h) {
         snprintf(err, errcap, "out of memory");

@@ -390,6 +390,55 @@ static void test_report_binary(void)
     free(b);
 }
 
+/* hprof-ctl's "sites incremental": the last ALLOC SITES record holds only
+ * the rows that changed since the previous one; the others still stand. */
+static void test_report_incremental_sites(void)
+{
+    hw_sink *sink;
+    hw_writer *w = tu_mem_writer(8, &sink);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    hw_utf8z(w, 1, "app/A");
+    hw_utf8z(w, 2, "app/B");
+    hw_utf8z(w, 3, "main");
+    hw_utf8z(w, 4, "()V");
+    hw_load_class(w, 1, 0x100, 0, 1);
+    hw_load_class(w, 2, 0x200, 0, 2);
+    hw_frame(w, 10, 3, 4, 0, 1, 5);
+    hprof_id t301[] = {10};
+    hw_trace(w, 301, 1, 1, t301);
+    hw_alloc_sites_head full = {0, 0.0f, 300, 3, 300, 3};
+    hw_alloc_site s1[] = {{0, 1, 301, 200, 2, 200, 2}, {0, 2, 301, 100, 1, 100, 1},
+                          {HPROF_TYPE_INT, 0, 301, 16, 1, 16, 1}};
+    hw_alloc_sites(w, &full, s1, 3);
+    hw_alloc_sites_head inc = {HPROF_SITES_INCREMENTAL, 0.0f, 416, 5, 416, 5};
+    hw_alloc_site s2[] = {{0, 2, 301, 200, 2, 200, 2}};
+    hw_alloc_sites(w, &inc, s2, 1);
+    char msg[128];
+    CU_ASSERT_EQUAL_FATAL(hw_writer_close(w, msg, sizeof msg), 0);
+    size_t len;
+    uint8_t *data = tu_sink_copy(sink, &len);
+    hw_sink_free(sink);
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/test_report_%d_inc.hprof", (int)getpid());
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite(data, 1, len, f);
+    fclose(f);
+    free(data);
+    const char *paths[] = {path};
+    char *json;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(report_json(paths, 1, NULL, &json, &len, err, sizeof err), 0);
+    /* app.A 200 kept from the full record, app.B 200 updated, int[] 16 kept */
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"id\":\"alloc-bytes\",\"title\":\"Allocated bytes\","
+                                        "\"unit\":\"bytes\",\"total\":416,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[1,48.08,48.08,200,2,200,2,301,\"app.A\"]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[2,48.08,96.15,200,2,200,2,301,\"app.B\"]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[3,3.85,100.00,16,1,16,1,301,\"int[]\"]"));
+    free(json);
+    unlink(path);
+}
+
 static int tr_suites(void)
 {
     CU_pSuite s = CU_add_suite("report", NULL, NULL);
@@ -401,7 +450,8 @@ static int tr_suites(void)
         !CU_add_test(s, "trie filter and deep", test_trie_filter_and_deep) ||
         !CU_add_test(s, "report profile", test_report_profile) ||
         !CU_add_test(s, "report diff", test_report_diff) ||
-        !CU_add_test(s, "report binary", test_report_binary))
+        !CU_add_test(s, "report binary", test_report_binary) ||
+        !CU_add_test(s, "report incremental sites", test_report_incremental_sites))
         return -1;
     return 0;
 }

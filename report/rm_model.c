@@ -55,6 +55,8 @@ rm_model *rm_new(rt_names *names, int normalize)
     hu_map_init(&m->cpu_ix);
     hu_map_init(&m->time_ix);
     hu_map_init(&m->histo_ix);
+    hu_map_init(&m->mon_trace);
+    hu_map_init(&m->mon_ix);
     return m;
 }
 
@@ -86,6 +88,8 @@ void rm_free(rm_model *m)
     hu_map_cleanup(&m->cpu_ix);
     hu_map_cleanup(&m->time_ix);
     hu_map_cleanup(&m->histo_ix);
+    hu_map_cleanup(&m->mon_trace);
+    hu_map_cleanup(&m->mon_ix);
     free(m);
 }
 
@@ -665,11 +669,19 @@ static int rm_extras(rm_model *m, const tp_extras *x, uint64_t off)
     }
     for (size_t i = 0; i < n; i++) {
         int32_t mon = rm_name(m, mr[i].monitor, strlen(mr[i].monitor));
-        size_t k = 0;
-        for (; k < m->nmonitors; k++)
-            if (m->monitors[k].trace == off + mr[i].trace && m->monitors[k].monitor == mon)
-                break;
-        if (k == m->nmonitors) {
+        if (mon < 0)
+            return -1;
+        /* one row per (trace, monitor) over every section and input, found
+         * through two maps (a scan made 100 000 rows take minutes) */
+        int ins;
+        uint64_t *tn = hu_map_upsert(&m->mon_trace, off + mr[i].trace, m->mon_trace.count, &ins);
+        if (!tn)
+            return -1;
+        uint64_t *at = hu_map_upsert(&m->mon_ix, *tn << 32 | (uint32_t)mon, m->nmonitors, &ins);
+        if (!at)
+            return -1;
+        size_t k = (size_t)*at;
+        if (ins) {
             if (rm_grow(&m->monitors, &m->capmonitors, m->nmonitors + 1, sizeof *m->monitors))
                 return -1;
             memset(&m->monitors[k], 0, sizeof m->monitors[k]);

@@ -113,6 +113,8 @@ typedef struct rm_model {
 
     rm_monitor *monitors; /* MONITOR TIME summed per trace and monitor */
     size_t nmonitors, capmonitors;
+    hu_map mon_trace; /* trace -> dense number, for mon_ix's keys */
+    hu_map mon_ix;    /* trace's number << 32 | monitor name -> index in monitors */
     uint64_t monitors_total_ms;
     int have_monitors;
     uint64_t monitor_dumps, waits, waiteds, waited_ms;

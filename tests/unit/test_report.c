@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hprof/hprof_format.h"
@@ -439,6 +440,45 @@ static void test_report_incremental_sites(void)
     unlink(path);
 }
 
+/* MONITOR TIME rows are summed per (trace, monitor) through a map: 200 000
+ * rows (two sections of 100 000 distinct monitors) take well under a
+ * second; a scan of the rows so far took minutes. */
+static void test_report_many_monitors(void)
+{
+    enum { N = 100000 };
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/test_report_%d_mon.txt", (int)getpid());
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "JAVA PROFILE 1.0.1, created Tue Mar  3 10:20:30 2015\n\n--------\n\n"
+               "TRACE 300001:\n\tApp.lock(App.java:10)\n");
+    for (int sec = 0; sec < 2; sec++) {
+        fprintf(f, "MONITOR TIME BEGIN (total = %d ms) Tue Mar  3 10:20:35 2015\n"
+                   "rank   self  accum   count trace monitor\n", 2 * N);
+        for (int i = 0; i < N; i++)
+            fprintf(f, "%5d  0.00%%  0.00%% %7d 300001 App$L%d (Java)\n", i + 1, 1 + sec, i);
+        fprintf(f, "MONITOR TIME END\n");
+    }
+    fclose(f);
+    const char *paths[] = {path};
+    char *json;
+    size_t len;
+    char err[256];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CU_ASSERT_EQUAL_FATAL(report_json(paths, 1, NULL, &json, &len, err, sizeof err), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    CU_ASSERT(s < 3.0);
+    if (s >= 3.0)
+        fprintf(stderr, "200 000 MONITOR TIME rows: %.1f s\n", s);
+    /* every monitor once (100 000 rows), with both sections' counts: 3 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "the first 2000 of 100000 rows"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, ",3,300001,\"App$L0\"]"));
+    free(json);
+    unlink(path);
+}
+
 static int tr_suites(void)
 {
     CU_pSuite s = CU_add_suite("report", NULL, NULL);
@@ -451,7 +491,8 @@ static int tr_suites(void)
         !CU_add_test(s, "report profile", test_report_profile) ||
         !CU_add_test(s, "report diff", test_report_diff) ||
         !CU_add_test(s, "report binary", test_report_binary) ||
-        !CU_add_test(s, "report incremental sites", test_report_incremental_sites))
+        !CU_add_test(s, "report incremental sites", test_report_incremental_sites) ||
+        !CU_add_test(s, "report many monitors", test_report_many_monitors))
         return -1;
     return 0;
 }

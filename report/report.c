@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "hprof/hw_writer.h"
@@ -978,9 +979,18 @@ int report_write(const char *const *paths, size_t n, const report_opts *o, const
     size_t len;
     if (report_json(paths, n, o, &json, &len, err, errcap) != 0)
         return -1;
+    /* hw_outfile refuses to replace its input: the input OUT names, if any
+     * (several inputs: only the one that is OUT matters) */
+    const char *in = n ? paths[0] : NULL;
+    struct stat os, is;
+    if (strcmp(out, "-") != 0 && stat(out, &os) == 0)
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(paths[i], "-") != 0 && stat(paths[i], &is) == 0 &&
+                is.st_dev == os.st_dev && is.st_ino == os.st_ino)
+                in = paths[i];
     int e = 0;
     char msg[512];
-    hw_outfile *f = hw_outfile_open(out, NULL, &e, msg, sizeof msg);
+    hw_outfile *f = hw_outfile_open(out, in, &e, msg, sizeof msg);
     if (!f) {
         snprintf(err, errcap, "%s", msg);
         free(json);

@@ -479,6 +479,35 @@ static void test_report_many_monitors(void)
     unlink(path);
 }
 
+/* -o naming one of the inputs is refused (as convert, redact and disasm
+ * do): the profile stays as it was. */
+static void test_report_out_is_input(void)
+{
+    char *a = tr_write("keep", 60, 40);
+    char *b = tr_write("other", 50, 50);
+    FILE *f = fopen(a, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char before[4096];
+    size_t nb = fread(before, 1, sizeof before, f);
+    fclose(f);
+    const char *paths[] = {b, a};
+    char err[512], want[512];
+    CU_ASSERT_EQUAL(report_write(paths, 2, NULL, a, 1, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: it is the input file; refusing to overwrite it", a);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    f = fopen(a, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char after[4096];
+    size_t na = fread(after, 1, sizeof after, f);
+    fclose(f);
+    CU_ASSERT_EQUAL(na, nb);
+    CU_ASSERT(memcmp(before, after, nb) == 0);
+    unlink(a);
+    unlink(b);
+    free(a);
+    free(b);
+}
+
 static int tr_suites(void)
 {
     CU_pSuite s = CU_add_suite("report", NULL, NULL);
@@ -492,7 +521,8 @@ static int tr_suites(void)
         !CU_add_test(s, "report diff", test_report_diff) ||
         !CU_add_test(s, "report binary", test_report_binary) ||
         !CU_add_test(s, "report incremental sites", test_report_incremental_sites) ||
-        !CU_add_test(s, "report many monitors", test_report_many_monitors))
+        !CU_add_test(s, "report many monitors", test_report_many_monitors) ||
+        !CU_add_test(s, "report out is input", test_report_out_is_input))
         return -1;
     return 0;
 }

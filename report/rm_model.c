@@ -933,6 +933,12 @@ int rm_add_file(rm_model *m, const char *path, char *err, size_t errcap)
     struct stat st;
     if (stat(rpath, &st) == 0)
         inp->bytes = (uint64_t)st.st_size;
+    if (stat(rpath, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* by name: read as a file, a directory looks like an empty one */
+        snprintf(err, errcap, "%s: %s", path, strerror(EISDIR));
+        free(spool);
+        return -1;
+    }
     size_t tlen = 0;
     char *text = NULL;
     uint8_t *bin = NULL;

@@ -285,6 +285,10 @@ static void test_report_diff(void)
     const char *missing[] = {"/nonexistent/x.hprof"};
     CU_ASSERT_EQUAL(report_json(missing, 1, NULL, &json, &len, err, sizeof err), -1);
     CU_ASSERT_STRING_EQUAL(err, "/nonexistent/x.hprof: No such file or directory");
+    /* a directory by name, not as an empty file */
+    const char *dir[] = {"/tmp"};
+    CU_ASSERT_EQUAL(report_json(dir, 1, NULL, &json, &len, err, sizeof err), -1);
+    CU_ASSERT_STRING_EQUAL(err, "/tmp: Is a directory");
     unlink(a);
     unlink(b);
     free(a);

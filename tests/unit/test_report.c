@@ -512,6 +512,45 @@ static void test_report_out_is_input(void)
     free(b);
 }
 
+/* CPU TIME ms in the flame to the microsecond: ten traces of 0.4 ms each
+ * are 4 ms in all (each rounded to whole ms, the flame was empty), and a
+ * MONITOR TIME row of 0.24 ms stays too. */
+static void test_report_ms_flames(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/test_report_%d_ms.txt", (int)getpid());
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "JAVA PROFILE 1.0.1, created Tue Mar  3 10:20:30 2015\n\n--------\n\n");
+    for (int i = 0; i < 10; i++)
+        fprintf(f, "TRACE %d:\n\tApp.m%d(App.java:%d)\n\tApp.main(App.java:3)\n", 300001 + i, i,
+                10 + i);
+    fprintf(f, "CPU TIME (ms) BEGIN (total = 4) Tue Mar  3 10:20:36 2015\n"
+               "rank   self  accum   count trace method [self ms / total ms]\n");
+    for (int i = 0; i < 10; i++)
+        fprintf(f, "%4d 10.00%% %3d.00%%       1 %d App.m%d [0.400 / 0.400]\n", i + 1,
+                10 * (i + 1), 300001 + i, i);
+    fprintf(f, "CPU TIME (ms) END\n"
+               "MONITOR TIME BEGIN (total = 1 ms) Tue Mar  3 10:20:37 2015\n"
+               "rank   self  accum   count trace monitor\n"
+               "   1 24.00%% 24.00%%       3 300001 App$Lock (Java)\n"
+               "MONITOR TIME END\n");
+    fclose(f);
+    const char *paths[] = {path};
+    char *json;
+    size_t len;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(report_json(paths, 1, NULL, &json, &len, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"id\":\"cpu-times-ms\",\"title\":\"CPU time: self ms\","
+                                        "\"unit\":\"ms\",\"total\":4.000,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"self\":[0.000,0.000,0.400,0.400,0.400,0.400,0.400,"
+                                        "0.400,0.400,0.400,0.400,0.400]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"id\":\"monitor-ms\",\"title\":\"Monitor contention: ms\","
+                                        "\"unit\":\"ms\",\"total\":0.240,"));
+    free(json);
+    unlink(path);
+}
+
 static int tr_suites(void)
 {
     CU_pSuite s = CU_add_suite("report", NULL, NULL);
@@ -526,7 +565,8 @@ static int tr_suites(void)
         !CU_add_test(s, "report binary", test_report_binary) ||
         !CU_add_test(s, "report incremental sites", test_report_incremental_sites) ||
         !CU_add_test(s, "report many monitors", test_report_many_monitors) ||
-        !CU_add_test(s, "report out is input", test_report_out_is_input))
+        !CU_add_test(s, "report out is input", test_report_out_is_input) ||
+        !CU_add_test(s, "report ms flames", test_report_ms_flames))
         return -1;
     return 0;
 }

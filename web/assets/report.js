@@ -316,7 +316,9 @@ performance.mark('hprof-start');
     }
     const link = (k) => h('a', {href: '#', class: 'hot', text: nameOf(k), onclick: (e) => {
       e.preventDefault();
-      self.search.value = nameOf(k);
+      /* that name only: a plain search would also match the names it is a
+       * prefix or part of (App.m1 in App.m10) and show a larger share */
+      self.search.value = '/^' + nameOf(k).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + '$/';
       self.doSearch();
       self.graph.scrollIntoView({block: 'nearest'});
     }});

@@ -538,6 +538,8 @@ static int rm_in_resolve(rm_in *in)
         rm_setting(m, "cpu", in->control_flags & HPROF_CTRL_CPU_SAMPLING ? "samples" : "off");
         rm_setting(m, "alloc traces", in->control_flags & HPROF_CTRL_ALLOC_TRACES ? "on" : "off");
     }
+    if (depth && m->depth && depth != m->depth)
+        m->depth_mixed = 1;
     if (depth > m->depth)
         m->depth = depth;
     for (size_t i = 0; i < in->ntr; i++)
@@ -1080,8 +1082,19 @@ void rm_finish(rm_model *m)
     /* a file without CONTROL SETTINGS (text) does not say its depth: when
      * its deepest traces have the agent's default 4 frames, they were cut */
     int known = m->depth_known;
-    if (m->depth && m->ntraces && m->traces_at_depth * 10 >= m->ntraces &&
-        (known || m->depth == 4))
+    const char *depths = NULL; /* the settings' row: every input's depth */
+    for (size_t i = 0; i + 1 < m->nsettings; i += 2)
+        if (strcmp(m->settings[i], "depth") == 0)
+            depths = m->settings[i + 1];
+    if (m->depth_mixed) {
+        /* each trace was compared with its own file's depth; without a
+         * CONTROL SETTINGS depth to go by (text), no claim */
+        if (known && depths && m->ntraces && m->traces_at_depth * 10 >= m->ntraces)
+            rm_warn(m, "depth=%s cuts stacks: %" PRIu64 "%% of traces have exactly their file's "
+                       "depth in frames, so their callers are missing: raise depth= (e.g. depth=32)",
+                    depths, m->traces_at_depth * 100 / m->ntraces);
+    } else if (m->depth && m->ntraces && m->traces_at_depth * 10 >= m->ntraces &&
+               (known || m->depth == 4))
         rm_warn(m, "depth=%" PRIu32 " cuts stacks: %" PRIu64 "%% of traces have exactly %" PRIu32
                    " frames%s, so their callers are missing: raise depth= (e.g. depth=32)",
                 m->depth, m->traces_at_depth * 100 / m->ntraces, m->depth,

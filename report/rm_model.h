@@ -135,7 +135,8 @@ typedef struct rm_model {
 
     uint32_t depth;            /* the CONTROL SETTINGS depth, else the most frames of a trace */
     int depth_known;           /* a CONTROL SETTINGS record said it */
-    uint64_t traces_at_depth;  /* traces with exactly `depth` frames */
+    uint64_t traces_at_depth;  /* traces with exactly their file's depth in frames */
+    int depth_mixed;           /* the inputs' depths differ */
     uint64_t first_created_ms;
     int mixed_runs;            /* inputs with different header times */
     int oom;

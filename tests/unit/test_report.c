@@ -616,6 +616,68 @@ static void test_report_many_u8_rows(void)
     unlink(path);
 }
 
+/* One binary profile with CONTROL SETTINGS depth `depth` and one trace of
+ * `frames` frames. */
+static char *tr_depth_file(const char *name, uint32_t depth, uint32_t frames)
+{
+    hw_sink *sink;
+    hw_writer *w = tu_mem_writer(8, &sink);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    hw_utf8z(w, 1, "app/A");
+    hw_utf8z(w, 2, "m");
+    hw_utf8z(w, 3, "()V");
+    hw_load_class(w, 1, 0x100, 0, 1);
+    hprof_id ids[8];
+    for (uint32_t k = 0; k < frames && k < 8; k++) {
+        hw_frame(w, 10 + k, 2, 3, 0, 1, (int32_t)k + 1);
+        ids[k] = 10 + k;
+    }
+    hw_trace(w, 301, 1, frames, ids);
+    hw_control_settings(w, HPROF_CTRL_CPU_SAMPLING, depth);
+    hw_cpu_sample c[] = {{200, 301}};
+    hw_cpu_samples(w, 200, c, 1);
+    char msg[128];
+    CU_ASSERT_EQUAL_FATAL(hw_writer_close(w, msg, sizeof msg), 0);
+    size_t len;
+    uint8_t *data = tu_sink_copy(sink, &len);
+    hw_sink_free(sink);
+    char *path = malloc(256);
+    snprintf(path, 256, "/tmp/test_report_%d_%s.hprof", (int)getpid(), name);
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite(data, 1, len, f);
+    fclose(f);
+    free(data);
+    return path;
+}
+
+/* Inputs of different depth= : each trace is compared with its own file's
+ * depth, and the warning names both (it said "depth=3 cuts stacks: 50 % of
+ * traces have exactly 3 frames" when none had 3). */
+static void test_report_mixed_depths(void)
+{
+    char *a = tr_depth_file("d2", 2, 2), *b = tr_depth_file("d3", 3, 1);
+    const char *paths[] = {a, b};
+    char *json;
+    size_t len;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(report_json(paths, 2, NULL, &json, &len, err, sizeof err), 0);
+    CU_ASSERT_PTR_NULL(strstr(json, "depth=3 cuts stacks"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"depth=2, 3 cuts stacks: 50% of traces have exactly their "
+                                        "file's depth in frames, so their callers are missing"));
+    free(json);
+    /* one file: as before */
+    const char *one[] = {a};
+    CU_ASSERT_EQUAL_FATAL(report_json(one, 1, NULL, &json, &len, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"depth=2 cuts stacks: 100% of traces have exactly 2 frames, "
+                                        "so their callers are missing"));
+    free(json);
+    unlink(a);
+    unlink(b);
+    free(a);
+    free(b);
+}
+
 static int tr_suites(void)
 {
     CU_pSuite s = CU_add_suite("report", NULL, NULL);
@@ -632,7 +694,8 @@ static int tr_suites(void)
         !CU_add_test(s, "report many monitors", test_report_many_monitors) ||
         !CU_add_test(s, "report out is input", test_report_out_is_input) ||
         !CU_add_test(s, "report ms flames", test_report_ms_flames) ||
-        !CU_add_test(s, "report many u8 rows", test_report_many_u8_rows))
+        !CU_add_test(s, "report many u8 rows", test_report_many_u8_rows) ||
+        !CU_add_test(s, "report mixed depths", test_report_mixed_depths))
         return -1;
     return 0;
 }

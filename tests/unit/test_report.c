@@ -45,12 +45,20 @@ static void test_json_escape(void)
     rj_str(j, "\xc0\xaf", 2);             /* overlong '/': invalid */
     rj_str(j, "x\0y", 3);                 /* NUL */
     rj_cstr(j, NULL);
+    /* Java's modified UTF-8 (HPROF names): a surrogate pair is the one
+     * character it stands for (U+1D49C, a letter Java allows in names), C0 80
+     * is NUL; a pair cut short stays invalid */
+    rj_cstr(j, "A\xed\xa0\xb5\xed\xb2\x9c" "B");
+    rj_str(j, "a\xc0\x80" "b", 4);
+    rj_cstr(j, "\xed\xa0\xb5\xed\xb2");
     rj_arr_end(j);
     CU_ASSERT_FALSE(rj_failed(j));
     CU_ASSERT_STRING_EQUAL(tr_text(j),
                            "[\"\\u003c/script\\u003e\\u003cb\\u003e\\u0026\\\"\\\\\\u000a\\u0009\\u0001\","
                            "\"a\\ufffdb\",\"\xc3\xa9\xe2\x82\xac\",\"\\ufffd\\ufffd\\ufffd\","
-                           "\"\\ufffd\\ufffd\",\"x\\u0000y\",null]");
+                           "\"\\ufffd\\ufffd\",\"x\\u0000y\",null,"
+                           "\"A\xf0\x9d\x92\x9c" "B\",\"a\\u0000b\","
+                           "\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"]");
     rj_free(j);
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "hprof/hw_writer.h"
@@ -144,7 +145,7 @@ static void rp_fill(rp *p, rt_trie *t, const rm_model *m, int fl, int col)
         for (size_t i = 0; i < m->ntimes; i++) {
             const rm_time *r = &m->times[i];
             size_t n = rp_stack(p, m, r->trace, &buf, &cap, 0);
-            uint64_t w = fl == FL_CALLS ? r->calls : (r->self_us + 500) / 1000;
+            uint64_t w = fl == FL_CALLS ? r->calls : r->self_us;
             if (n && rt_trie_add(t, buf, n, RT_FRAME, r->trace, w, col))
                 p->oom = 1;
         }
@@ -152,7 +153,7 @@ static void rp_fill(rp *p, rt_trie *t, const rm_model *m, int fl, int col)
         for (size_t i = 0; i < m->nmonitors; i++) {
             const rm_monitor *r = &m->monitors[i];
             size_t n = rp_stack(p, m, r->trace, &buf, &cap, 0);
-            if (n && rt_trie_add(t, buf, n, RT_FRAME, r->trace, (r->us + 500) / 1000, col))
+            if (n && rt_trie_add(t, buf, n, RT_FRAME, r->trace, r->us, col))
                 p->oom = 1;
         }
     } else {
@@ -204,6 +205,8 @@ static void rp_flame_list(rp *p)
             p->oom = 1;
             break;
         }
+        /* the ms flames weigh microseconds, written as ms with 3 decimals */
+        rt_trie_set_places(t, fl == FL_MS || fl == FL_MON ? 3 : 0);
         rp_fill(p, t, p->m, fl, RT_SELF);
         if (p->b)
             rp_fill(p, t, p->b, fl, RT_BASE);
@@ -215,10 +218,10 @@ static void rp_flame_list(rp *p)
         rj_key(j, "unit");
         rj_cstr(j, rp_flames[fl].unit);
         rj_key(j, "total");
-        rj_u64(j, rt_trie_total(t, RT_SELF));
+        rt_trie_weight(t, j, rt_trie_total(t, RT_SELF));
         if (p->b) {
             rj_key(j, "base_total");
-            rj_u64(j, rt_trie_total(t, RT_BASE));
+            rt_trie_weight(t, j, rt_trie_total(t, RT_BASE));
         }
         rp_estimate(p, p->m, fl);
         rj_key(j, "nodes");
@@ -989,9 +992,18 @@ int report_write(const char *const *paths, size_t n, const report_opts *o, const
     size_t len;
     if (report_json(paths, n, o, &json, &len, err, errcap) != 0)
         return -1;
+    /* hw_outfile refuses to replace its input: the input OUT names, if any
+     * (several inputs: only the one that is OUT matters) */
+    const char *in = n ? paths[0] : NULL;
+    struct stat os, is;
+    if (strcmp(out, "-") != 0 && stat(out, &os) == 0)
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(paths[i], "-") != 0 && stat(paths[i], &is) == 0 &&
+                is.st_dev == os.st_dev && is.st_ino == os.st_ino)
+                in = paths[i];
     int e = 0;
     char msg[512];
-    hw_outfile *f = hw_outfile_open(out, NULL, &e, msg, sizeof msg);
+    hw_outfile *f = hw_outfile_open(out, in, &e, msg, sizeof msg);
     if (!f) {
         snprintf(err, errcap, "%s", msg);
         free(json);

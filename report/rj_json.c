@@ -1,6 +1,7 @@
 /* rj_json.c: the report's JSON writer (rj_json.h): a growing buffer, a
  * stack of "first element?" flags for the commas, the escaping the page's
- * <script> embedding needs, and locale-free numbers. */
+ * <script> embedding needs (Java's modified UTF-8 read as the characters it
+ * stands for, anything else invalid as U+FFFD), and locale-free numbers. */
 #include "rj_json.h"
 
 #include <stdlib.h>
@@ -141,6 +142,25 @@ static size_t rj_utf8_len(const unsigned char *s, size_t n)
     return k;
 }
 
+/* Java's modified UTF-8, which HPROF names are in: a character past U+FFFF
+ * is a surrogate pair of two 3-byte sequences, NUL is C0 80. The length of
+ * such a form at s (6 or 2) with its code point in *cp, or 0. */
+static size_t rj_mutf8_len(const unsigned char *s, size_t n, unsigned *cp)
+{
+    if (n >= 2 && s[0] == 0xC0 && s[1] == 0x80) {
+        *cp = 0;
+        return 2;
+    }
+    if (n >= 6 && s[0] == 0xED && (s[1] & 0xF0) == 0xA0 && (s[2] & 0xC0) == 0x80 &&
+        s[3] == 0xED && (s[4] & 0xF0) == 0xB0 && (s[5] & 0xC0) == 0x80) {
+        unsigned hi = 0xD000u | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
+        unsigned lo = 0xD000u | ((s[4] & 0x3Fu) << 6) | (s[5] & 0x3Fu);
+        *cp = 0x10000u + ((hi - 0xD800u) << 10) + (lo - 0xDC00u);
+        return 6;
+    }
+    return 0;
+}
+
 static void rj_strbody(rj *j, const char *s, size_t len)
 {
     const unsigned char *u = (const unsigned char *)s;
@@ -164,8 +184,18 @@ static void rj_strbody(rj *j, const char *s, size_t len)
             i = k;
         } else {
             size_t k = rj_utf8_len(u + i, len - i);
+            unsigned cp;
             if (k) {
                 rj_put(j, s + i, k);
+                i += k;
+            } else if ((k = rj_mutf8_len(u + i, len - i, &cp)) != 0) {
+                if (cp == 0) {
+                    rj_u4hex(j, 0);
+                } else {
+                    char b[4] = {(char)(0xF0 | (cp >> 18)), (char)(0x80 | ((cp >> 12) & 0x3F)),
+                                 (char)(0x80 | ((cp >> 6) & 0x3F)), (char)(0x80 | (cp & 0x3F))};
+                    rj_put(j, b, 4);
+                }
                 i += k;
             } else {
                 rj_u4hex(j, 0xFFFD);

@@ -2,7 +2,8 @@
  *
  * The output is safe inside an HTML <script> element: strings escape '<',
  * '>' and '&' as \u003c \u003e \u0026, every control character as \uXXXX,
- * and invalid UTF-8 bytes become U+FFFD. Numbers are printed from integers
+ * and invalid UTF-8 bytes become U+FFFD, except Java's modified UTF-8 (a
+ * surrogate pair, C0 80), written as the character it stands for. Numbers are printed from integers
  * (fixed-point for the few decimal columns), never through printf's %f, so
  * the output does not depend on the locale. Integers above 2^53 - 1 (what a
  * JavaScript number holds exactly) are clamped to it and counted

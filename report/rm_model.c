@@ -55,6 +55,8 @@ rm_model *rm_new(rt_names *names, int normalize)
     hu_map_init(&m->cpu_ix);
     hu_map_init(&m->time_ix);
     hu_map_init(&m->histo_ix);
+    hu_map_init(&m->mon_trace);
+    hu_map_init(&m->mon_ix);
     return m;
 }
 
@@ -86,6 +88,8 @@ void rm_free(rm_model *m)
     hu_map_cleanup(&m->cpu_ix);
     hu_map_cleanup(&m->time_ix);
     hu_map_cleanup(&m->histo_ix);
+    hu_map_cleanup(&m->mon_trace);
+    hu_map_cleanup(&m->mon_ix);
     free(m);
 }
 
@@ -192,6 +196,16 @@ typedef struct rm_str {
     uint32_t len;
 } rm_str;
 
+/* A site with the agent's notes applied (u8 figures, sample counts): an
+ * incremental ALLOC SITES record updates some rows and keeps the others,
+ * so each row carries its own notes. */
+typedef struct rm_isite {
+    uint8_t array_type;
+    uint32_t class_serial, trace_serial;
+    uint64_t v[4]; /* live bytes, live objects, allocated bytes, allocated objects */
+    uint64_t samples;
+} rm_isite;
+
 typedef struct rm_in {
     rm_model *m;
     uint64_t off; /* added to trace serials */
@@ -207,8 +221,10 @@ typedef struct rm_in {
     size_t ntr, captr;
     hprof_id *ids;
     size_t nids, capids;
-    hr_alloc_site *sites;
+    rm_isite *sites;
     size_t nsites, capsites;
+    hu_map site_ix;  /* class serial << 32 | trace -> index in sites */
+    hu_map site_ix0; /* the same for class serial 0: array type << 32 | trace */
     int have_sites;
     uint16_t sites_flags;
     uint32_t sites_time_us;
@@ -348,12 +364,43 @@ static int rm_in_record(void *ctx, const hr_record *r)
         break;
     }
     case HPROF_TAG_ALLOC_SITES: {
+        /* the notes written just before this record describe it */
+        print_notes_clear(&in->notes);
+        in->notes = in->pending;
+        memset(&in->pending, 0, sizeof in->pending);
+        /* sites are cumulative: a full record replaces the previous one, an
+         * incremental one (hprof-ctl's "sites incremental") holds only the
+         * rows that changed since, so it updates them and keeps the rest */
+        int incremental = (r->u.alloc_sites.flags & HPROF_SITES_INCREMENTAL) && in->have_sites;
+        if (!incremental) {
+            in->nsites = 0;
+            hu_map_cleanup(&in->site_ix);
+            hu_map_cleanup(&in->site_ix0);
+            hu_map_init(&in->site_ix);
+            hu_map_init(&in->site_ix0);
+        }
         uint32_t n = r->u.alloc_sites.nsites;
-        in->nsites = 0;
-        if (rm_grow(&in->sites, &in->capsites, n + 1, sizeof *in->sites))
+        if (rm_grow(&in->sites, &in->capsites, in->nsites + n + 1, sizeof *in->sites))
             goto oom;
-        for (uint32_t i = 0; i < n; i++)
-            hr_alloc_site_at(r, i, &in->sites[in->nsites++]);
+        for (uint32_t i = 0; i < n; i++) {
+            hr_alloc_site s;
+            hr_alloc_site_at(r, i, &s);
+            hu_map *ix = s.class_serial ? &in->site_ix : &in->site_ix0;
+            uint64_t key = (uint64_t)(s.class_serial ? s.class_serial : s.array_type) << 32 |
+                           s.trace_serial;
+            int ins;
+            uint64_t *at = hu_map_upsert(ix, key, in->nsites, &ins);
+            if (!at)
+                goto oom;
+            rm_isite *d = &in->sites[ins ? in->nsites++ : *at];
+            d->array_type = s.array_type;
+            d->class_serial = s.class_serial;
+            d->trace_serial = s.trace_serial;
+            uint64_t v[4] = {s.live_bytes, s.live_instances, s.alloc_bytes, s.alloc_instances};
+            print_notes_row(&in->notes, i, v);
+            memcpy(d->v, v, sizeof v);
+            d->samples = i < in->notes.nsamp ? in->notes.samp[2 * i] : 0;
+        }
         in->have_sites = 1;
         in->sites_flags = r->u.alloc_sites.flags;
         in->sites_time_us = r->time_us;
@@ -361,10 +408,6 @@ static int rm_in_record(void *ctx, const hr_record *r)
         in->sites_tot[1] = r->u.alloc_sites.total_live_instances;
         in->sites_tot[2] = r->u.alloc_sites.total_alloc_bytes;
         in->sites_tot[3] = r->u.alloc_sites.total_alloc_instances;
-        /* the notes written just before this record describe it */
-        print_notes_clear(&in->notes);
-        in->notes = in->pending;
-        memset(&in->pending, 0, sizeof in->pending);
         break;
     }
     case HPROF_TAG_HEAP_SUMMARY:
@@ -536,6 +579,8 @@ static int rm_in_resolve(rm_in *in)
         rm_setting(m, "cpu", in->control_flags & HPROF_CTRL_CPU_SAMPLING ? "samples" : "off");
         rm_setting(m, "alloc traces", in->control_flags & HPROF_CTRL_ALLOC_TRACES ? "on" : "off");
     }
+    if (depth && m->depth && depth != m->depth)
+        m->depth_mixed = 1;
     if (depth > m->depth)
         m->depth = depth;
     for (size_t i = 0; i < in->ntr; i++)
@@ -553,25 +598,23 @@ static int rm_in_resolve(rm_in *in)
         if (rm_grow(&m->sites, &m->capsites, m->nsites + in->nsites + 1, sizeof *m->sites))
             goto oom;
         for (size_t i = 0; i < in->nsites; i++) {
-            const hr_alloc_site *s = &in->sites[i];
+            const rm_isite *s = &in->sites[i];
             char cls[1024];
             rm_in_class(in, s->class_serial, s->array_type, cls, sizeof cls);
             rm_site *d = &m->sites[m->nsites++];
             d->trace = in->off + s->trace_serial;
             d->cls = rm_name(m, cls, strlen(cls));
-            uint64_t v[4] = {s->live_bytes, s->live_instances, s->alloc_bytes, s->alloc_instances};
-            print_notes_row(&in->notes, (uint32_t)i, v);
-            d->live_bytes = v[0];
-            d->live_objs = v[1];
-            d->alloc_bytes = v[2];
-            d->alloc_objs = v[3];
+            d->live_bytes = s->v[0];
+            d->live_objs = s->v[1];
+            d->alloc_bytes = s->v[2];
+            d->alloc_objs = s->v[3];
         }
         if (in->notes.note && !m->sites_live_note)
             m->sites_live_note = strdup(in->notes.note);
         if (in->notes.sample_bytes) {
             m->sample_bytes = in->notes.sample_bytes;
-            for (uint32_t i = 0; i < in->notes.nsamp; i++)
-                m->samples += in->notes.samp[2 * i];
+            for (size_t i = 0; i < in->nsites; i++)
+                m->samples += in->sites[i].samples;
         }
         char when[40];
         uint64_t ms = in->hd.timestamp_ms + in->sites_time_us / 1000;
@@ -612,6 +655,8 @@ static void rm_in_cleanup(rm_in *in)
     hu_map_cleanup(&in->utf8);
     hu_map_cleanup(&in->cls_name);
     hu_map_cleanup(&in->frame_ix);
+    hu_map_cleanup(&in->site_ix);
+    hu_map_cleanup(&in->site_ix0);
     free(in->fr);
     free(in->tr);
     free(in->ids);
@@ -667,11 +712,19 @@ static int rm_extras(rm_model *m, const tp_extras *x, uint64_t off)
     }
     for (size_t i = 0; i < n; i++) {
         int32_t mon = rm_name(m, mr[i].monitor, strlen(mr[i].monitor));
-        size_t k = 0;
-        for (; k < m->nmonitors; k++)
-            if (m->monitors[k].trace == off + mr[i].trace && m->monitors[k].monitor == mon)
-                break;
-        if (k == m->nmonitors) {
+        if (mon < 0)
+            return -1;
+        /* one row per (trace, monitor) over every section and input, found
+         * through two maps (a scan made 100 000 rows take minutes) */
+        int ins;
+        uint64_t *tn = hu_map_upsert(&m->mon_trace, off + mr[i].trace, m->mon_trace.count, &ins);
+        if (!tn)
+            return -1;
+        uint64_t *at = hu_map_upsert(&m->mon_ix, *tn << 32 | (uint32_t)mon, m->nmonitors, &ins);
+        if (!at)
+            return -1;
+        size_t k = (size_t)*at;
+        if (ins) {
             if (rm_grow(&m->monitors, &m->capmonitors, m->nmonitors + 1, sizeof *m->monitors))
                 return -1;
             memset(&m->monitors[k], 0, sizeof m->monitors[k]);
@@ -923,6 +976,12 @@ int rm_add_file(rm_model *m, const char *path, char *err, size_t errcap)
     struct stat st;
     if (stat(rpath, &st) == 0)
         inp->bytes = (uint64_t)st.st_size;
+    if (stat(rpath, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* by name: read as a file, a directory looks like an empty one */
+        snprintf(err, errcap, "%s: %s", path, strerror(EISDIR));
+        free(spool);
+        return -1;
+    }
     size_t tlen = 0;
     char *text = NULL;
     uint8_t *bin = NULL;
@@ -997,6 +1056,8 @@ int rm_add_file(rm_model *m, const char *path, char *err, size_t errcap)
     hu_map_init(&in.utf8);
     hu_map_init(&in.cls_name);
     hu_map_init(&in.frame_ix);
+    hu_map_init(&in.site_ix);
+    hu_map_init(&in.site_ix0);
     in.h = histo_new();
     if (!in.h) {
         snprintf(err, errcap, "out of memory");
@@ -1063,8 +1124,19 @@ void rm_finish(rm_model *m)
     /* a file without CONTROL SETTINGS (text) does not say its depth: when
      * its deepest traces have the agent's default 4 frames, they were cut */
     int known = m->depth_known;
-    if (m->depth && m->ntraces && m->traces_at_depth * 10 >= m->ntraces &&
-        (known || m->depth == 4))
+    const char *depths = NULL; /* the settings' row: every input's depth */
+    for (size_t i = 0; i + 1 < m->nsettings; i += 2)
+        if (strcmp(m->settings[i], "depth") == 0)
+            depths = m->settings[i + 1];
+    if (m->depth_mixed) {
+        /* each trace was compared with its own file's depth; without a
+         * CONTROL SETTINGS depth to go by (text), no claim */
+        if (known && depths && m->ntraces && m->traces_at_depth * 10 >= m->ntraces)
+            rm_warn(m, "depth=%s cuts stacks: %" PRIu64 "%% of traces have exactly their file's "
+                       "depth in frames, so their callers are missing: raise depth= (e.g. depth=32)",
+                    depths, m->traces_at_depth * 100 / m->ntraces);
+    } else if (m->depth && m->ntraces && m->traces_at_depth * 10 >= m->ntraces &&
+               (known || m->depth == 4))
         rm_warn(m, "depth=%" PRIu32 " cuts stacks: %" PRIu64 "%% of traces have exactly %" PRIu32
                    " frames%s, so their callers are missing: raise depth= (e.g. depth=32)",
                 m->depth, m->traces_at_depth * 100 / m->ntraces, m->depth,

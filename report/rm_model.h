@@ -116,6 +116,8 @@ typedef struct rm_model {
 
     rm_monitor *monitors; /* MONITOR TIME summed per trace and monitor */
     size_t nmonitors, capmonitors;
+    hu_map mon_trace; /* trace -> dense number, for mon_ix's keys */
+    hu_map mon_ix;    /* trace's number << 32 | monitor name -> index in monitors */
     uint64_t monitors_total_ms;
     int have_monitors;
     uint64_t monitor_dumps, waits, waiteds, waited_ms;
@@ -136,7 +138,8 @@ typedef struct rm_model {
 
     uint32_t depth;            /* the CONTROL SETTINGS depth, else the most frames of a trace */
     int depth_known;           /* a CONTROL SETTINGS record said it */
-    uint64_t traces_at_depth;  /* traces with exactly `depth` frames */
+    uint64_t traces_at_depth;  /* traces with exactly their file's depth in frames */
+    int depth_mixed;           /* the inputs' depths differ */
     uint64_t first_created_ms;
     int mixed_runs;            /* inputs with different header times */
     int oom;

@@ -126,6 +126,7 @@ struct rt_trie {
     size_t n, cap;
     hu_map children; /* parent << 34 | name << 2 | kind -> node */
     uint64_t total[2];
+    unsigned places; /* weights written as w / 10^places (rt_trie_set_places) */
 };
 
 rt_trie *rt_trie_new(const rt_names *names)
@@ -199,6 +200,19 @@ int rt_trie_add(rt_trie *t, const int32_t *names, size_t n, int leaf_kind, uint6
     if (!d->trace)
         d->trace = trace;
     return 0;
+}
+
+void rt_trie_set_places(rt_trie *t, unsigned places)
+{
+    t->places = places;
+}
+
+void rt_trie_weight(const rt_trie *t, rj *j, uint64_t w)
+{
+    if (t->places)
+        rj_fixed(j, w > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)w, t->places);
+    else
+        rj_u64(j, w);
 }
 
 uint64_t rt_trie_total(const rt_trie *t, int col)
@@ -285,7 +299,7 @@ int rt_trie_emit(const rt_trie *t, rj *j, int with_base, rt_trace_filter keep, v
         rj_key(j, col ? "base" : "self");
         rj_arr(j);
         for (size_t i = 0; i < no; i++)
-            rj_u64(j, t->nodes[order[i]].w[col]);
+            rt_trie_weight(t, j, t->nodes[order[i]].w[col]);
         rj_arr_end(j);
     }
     rj_key(j, "kind");

@@ -42,6 +42,12 @@ void rt_trie_free(rt_trie *t);
  * memory (the trie stays usable, the stack is not counted). */
 int rt_trie_add(rt_trie *t, const int32_t *names, size_t n, int leaf_kind, uint64_t trace,
                 uint64_t weight, int col);
+/* Weights kept in units of 10^-places of the unit (the ms flames add
+ * microseconds, places 3: rounding each stack to whole ms lost the short
+ * ones) and written with that many decimals; 0 (the default): integers. */
+void rt_trie_set_places(rt_trie *t, unsigned places);
+/* Writes one weight of this trie as the JSON number it stands for. */
+void rt_trie_weight(const rt_trie *t, rj *j, uint64_t w);
 /* Sum of a column over every node. */
 uint64_t rt_trie_total(const rt_trie *t, int col);
 size_t rt_trie_size(const rt_trie *t); /* nodes, the root included */

@@ -84,7 +84,8 @@ int histo_on_record(void *ctx, const hr_record *r)
             h->names = nn;
             h->names_cap = nc;
         }
-        memcpy(h->names + h->names_len, r->u.utf8.str, n);
+        if (n) /* an empty name's str may be NULL */
+            memcpy(h->names + h->names_len, r->u.utf8.str, n);
         h->names[h->names_len + n] = 0;
         if (hu_map_put(&h->utf8, r->u.utf8.id, h->names_len) != 0) {
             h->oom = 1;

@@ -25,9 +25,19 @@ static int norm_ident(char c)
 }
 
 /* Length of the hidden-class suffix that starts at in[i] ("+0x1f", ".0x1f",
- * "/0x1f" ending where the identifier ends), or 0. */
+ * "/0x1f", JDK 8's "/1283928880" or ".1283928880", ending where the
+ * identifier ends), or 0. */
 static size_t norm_suffix(const char *in, size_t len, size_t i)
 {
+    /* JDK 8's VM anonymous classes (lambdas, LambdaForms): "/<identity hash
+     * in decimal>", a '.' in Java spelling; no identifier starts with a digit */
+    if (i + 1 < len && (in[i] == '/' || in[i] == '.') && in[i + 1] >= '0' && in[i + 1] <= '9') {
+        size_t j = i + 1;
+        while (j < len && in[j] >= '0' && in[j] <= '9')
+            j++;
+        if (!(j < len && norm_ident(in[j])))
+            return j - i;
+    }
     if (i + 3 >= len || (in[i] != '+' && in[i] != '.' && in[i] != '/') || in[i + 1] != '0' ||
         (in[i + 2] != 'x' && in[i + 2] != 'X') || !norm_hex(in[i + 3]))
         return 0;

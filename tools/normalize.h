@@ -19,7 +19,8 @@
 /* Normalizes every hidden-class name in `in` (`len` bytes: a class name or
  * a frame's text such as "Foo$$Lambda$1+0x0800c03000.run"): the suffix
  * `+0x<hex>` (HotSpot's dumper), `.0x<hex>` (JVMTI's signatures) or
- * `/0x<hex>` (Class.getName) becomes NORM_HIDDEN, and a `$$Lambda$<digits>`
+ * `/0x<hex>` (Class.getName) or JDK 8's `/<decimal identity hash>` (`.`
+ * in Java spelling) becomes NORM_HIDDEN, and a `$$Lambda$<digits>`
  * just before it loses its `$<digits>`. No legal Java identifier starts with
  * a digit, so nothing else is touched. Writes at most cap - 1 bytes and a
  * NUL (cap > 0) to `out`; returns the whole result's length, as snprintf. */

@@ -186,6 +186,47 @@ static int print_notes_list(const char *s, const char *end, const char *seps, ui
     return 0;
 }
 
+/* Orders positions in the U8 list (ctx) by row index, then by position. */
+static int print_u8_cmp(const void *a, const void *b, void *ctx)
+{
+    const uint64_t *u8 = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint64_t ix = u8[5 * x], iy = u8[5 * y];
+    if (ix != iy)
+        return ix < iy ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorts the U8 rows by row index, one row per index (the last written
+ * stands, as it did when the list was scanned), so that print_notes_row
+ * finds a row by a binary search: a scan per row was quadratic. */
+static int print_notes_index(print_site_notes *n)
+{
+    if (n->nu8 < 2)
+        return 0;
+    uint32_t *pos = malloc((size_t)n->nu8 * sizeof *pos);
+    uint64_t *out = malloc((size_t)n->nu8 * 5 * sizeof *out);
+    if (!pos || !out) {
+        free(pos);
+        free(out);
+        return -1;
+    }
+    for (uint32_t k = 0; k < n->nu8; k++)
+        pos[k] = k;
+    qsort_r(pos, n->nu8, sizeof *pos, print_u8_cmp, n->u8);
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < n->nu8; k++) {
+        if (k + 1 < n->nu8 && n->u8[5 * pos[k]] == n->u8[5 * pos[k + 1]])
+            continue; /* a later row for the same index follows */
+        memcpy(&out[5 * m++], &n->u8[5 * pos[k]], 5 * sizeof *out);
+    }
+    free(pos);
+    free(n->u8);
+    n->u8 = out;
+    n->nu8 = m;
+    return 0;
+}
+
 int print_notes_take(print_site_notes *n, const char *s, size_t len)
 {
     /* the record's text is not NUL-terminated: copy it */
@@ -220,6 +261,8 @@ int print_notes_take(print_site_notes *n, const char *s, size_t len)
         n->nu8 = 0;
         rc = print_notes_list(e2, end, ":,,,", 5, &n->u8, &n->nu8) ? -1 : 1;
         n->nu8 /= 5;
+        if (rc == 1 && print_notes_index(n) != 0)
+            rc = -1;
     }
     free(t);
     return rc;
@@ -228,11 +271,19 @@ int print_notes_take(print_site_notes *n, const char *s, size_t len)
 int print_notes_row(const print_site_notes *n, uint32_t i, uint64_t v[4])
 {
     int r = 0;
-    for (uint32_t k = 0; k < n->nu8; k++)
-        if (n->u8[5 * k] == i) {
-            memcpy(v, &n->u8[5 * k + 1], 4 * sizeof v[0]);
-            r = 1;
-        }
+    /* u8 is sorted by row index (print_notes_index) */
+    uint32_t lo = 0, hi = n->nu8;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (n->u8[5 * mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n->nu8 && n->u8[5 * lo] == i) {
+        memcpy(v, &n->u8[5 * lo + 1], 4 * sizeof v[0]);
+        r = 1;
+    }
     for (int k = 0; k < 4; k++)
         if (v[k] == HPROF_U4_MAX)
             r |= 2;

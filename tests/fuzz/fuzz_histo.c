@@ -63,8 +63,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FH_CHECK(r[i - 1].bytes > r[i].bytes ||
                      (r[i - 1].bytes == r[i].bytes && r[i - 1].count >= r[i].count));
         if (normalize) {
-            const char *a = strstr(r[i].name, "+0x");
-            FH_CHECK(!a || !((a[3] >= '0' && a[3] <= '9') || (a[3] >= 'a' && a[3] <= 'f')));
+            /* no address left: a "+0x" is not followed by hex to the end of
+             * the identifier ("jav+0xang" is no address: the n goes on) */
+            for (const char *a = strstr(r[i].name, "+0x"); a; a = strstr(a + 1, "+0x")) {
+                const char *e = a + 3;
+                while ((*e >= '0' && *e <= '9') || (*e >= 'a' && *e <= 'f') || (*e >= 'A' && *e <= 'F'))
+                    e++;
+                FH_CHECK(e == a + 3 || (*e >= '0' && *e <= '9') || (*e >= 'a' && *e <= 'z') ||
+                         (*e >= 'A' && *e <= 'Z') || *e == '_' || *e == '$' || (unsigned char)*e >= 0x80);
+            }
         }
         size_t len = strlen(r[i].name);
         size_t jl = print_java_name(r[i].name, len, NULL, 0);

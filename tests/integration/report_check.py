@@ -21,6 +21,11 @@ import re
 import sys
 
 
+def milli(values):
+    """The sum of JSON numbers of at most 3 decimals, in thousandths (an int)."""
+    return sum(round(v * 1000) for v in values)
+
+
 def load(path):
     with open(path, encoding="utf-8") as f:
         d = json.load(f)
@@ -32,12 +37,14 @@ def load(path):
         for key in ("depth", "self", "kind", "trace"):
             assert len(n[key]) == k, (fl["id"], key)
         assert n["name"][0] == -1 and n["depth"][0] == 0 and n["self"][0] == 0
-        assert sum(n["self"]) == fl["total"], fl["id"]
+        # the ms flames write microseconds as ms with 3 decimals: summed in
+        # thousandths, exactly
+        assert milli(n["self"]) == milli([fl["total"]]), fl["id"]
         for i in range(1, k):
             assert 1 <= n["depth"][i] <= n["depth"][i - 1] + 1, (fl["id"], i)
             assert 0 <= n["name"][i] < len(names)
         if "base" in n:
-            assert sum(n["base"]) == fl["base_total"]
+            assert milli(n["base"]) == milli([fl["base_total"]])
     return d
 
 

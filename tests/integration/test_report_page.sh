@@ -182,6 +182,38 @@ echo "narrowest: $rare ($rare_pct %)"
 check small.html --flame cpu-samples --frame "$rare:$(lo4 "$rare_pct"):$(hi4 "$rare_pct")" | tee small.measure
 grep -qF '"frames":{"cpu-samples":1426}' small.measure || fail "small.html: not every frame rendered: $(cat small.measure)"
 
+step "a click in the hottest list searches for that name only"
+# App.m1 is a prefix of App.m10: a click on App.m1 matches its 30 %, not 100 %
+cat >prefix.json <<'EOF'
+{"format": "hprof-report", "version": 1, "mode": "profile", "title": "prefix",
+ "names": ["App.run", "App.m1", "App.m10"],
+ "flames": [{"id": "cpu-samples", "title": "CPU samples", "unit": "samples", "total": 100, "estimate": null,
+   "nodes": {"name": [-1, 0, 1, 2], "depth": [0, 1, 2, 2], "self": [0, 0, 30, 70], "kind": [0, 0, 0, 0], "trace": [0, 0, 0, 0]}}]}
+EOF
+"$DEMO" prefix.json prefix.html || fail "web_page_demo prefix.json failed"
+check prefix.html --flame cpu-samples --hot App.m1:30:30 --hot App.m10:70:70 --search App.m1:100:100
+
+step "a stack 1 000 000 frames deep: 1 000 levels drawn below the zoomed frame"
+# depth= goes to 1 000 000: one chain of that many frames, 5 samples at its
+# leaf. The page draws the root and 1 000 levels under it (1 001 frames),
+# says that deeper frames are not drawn, and loads in seconds (every frame in
+# the DOM took over a minute)
+python3 - deep.json <<'EOF'
+import json, sys
+n = 1000000
+d = {"format": "hprof-report", "version": 1, "mode": "profile", "title": "deep",
+     "names": ["app.Deep.m%d" % k for k in range(1000)],
+     "flames": [{"id": "cpu-samples", "title": "CPU samples", "unit": "samples", "total": 5,
+                 "estimate": None,
+                 "nodes": {"name": [-1] + [i % 1000 for i in range(n)], "depth": list(range(n + 1)),
+                           "self": [0] * n + [5], "kind": [0] * (n + 1), "trace": [0] * (n + 1)}}]}
+json.dump(d, open(sys.argv[1], "w"), separators=(",", ":"))
+EOF
+"$DEMO" deep.json deep.html || fail "web_page_demo deep.json failed"
+check deep.html --max-load-ms 10000 --flame cpu-samples --frame app.Deep.m999:100:100 \
+    --text "Deeper frames are not drawn (1000 levels below the zoomed frame at most)" | tee deep.measure
+grep -qF '"frames":{"cpu-samples":1001}' deep.measure || fail "deep.html: not 1 001 frames drawn: $(cat deep.measure)"
+
 step "100 000 distinct stacks: size and time"
 gen=$(python3 "$HARNESS/gen_big.py" big.json)
 echo "$gen"

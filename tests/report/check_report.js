@@ -17,6 +17,9 @@
  *                           its children are rendered; then Esc zooms back out
  *   --search TEXT:MIN:MAX   type TEXT into the search box: "matched: N%" is
  *                           within bounds and matching frames are highlighted
+ *   --hot NAME:MIN:MAX      click NAME in the graph's "Hottest" list: the search
+ *                           it starts matches that name only, "matched: N%" is
+ *                           within bounds
  *   --tooltip NAME          hover the frame: the tooltip shows its name, self,
  *                           total and share
  *   --table ID:ROWS         table ID holds ROWS rows
@@ -63,7 +66,7 @@ async function main() {
   const file = path.resolve(args[0]);
   if (!fs.existsSync(file)) usage(file + ': no such file');
   const checks = [];
-  const known = new Set(['--flame', '--view', '--frame', '--delta', '--no-frame', '--zoom', '--search', '--tooltip', '--table', '--sort',
+  const known = new Set(['--flame', '--view', '--frame', '--delta', '--no-frame', '--zoom', '--search', '--hot', '--tooltip', '--table', '--sort',
     '--cell', '--trace', '--text', '--screenshot', '--max-render-ms', '--max-load-ms']);
   for (let i = 1; i < args.length; i += 2) {
     if (!known.has(args[i])) usage('unknown option ' + args[i]);
@@ -212,6 +215,23 @@ async function main() {
           if (!p.text.includes(p.pct.toFixed(2) + '%')) fail('--search ' + val + ': the page says "' + p.text + '"');
           if (p.pct > 0 && hl === 0) fail('--search ' + val + ': no frame highlighted');
         }
+        await page.fill('#search-' + flame, '');
+        await page.waitForFunction((id) => document.getElementById(id).dataset.pct === undefined, 'match-' + flame, { timeout: 5000 });
+      } else if (opt === '--hot') {
+        if (!(await needFlame(opt))) continue;
+        const [name, lo, hi] = splitRight(val, 2, opt);
+        const links = await page.$$('#table-hot-' + flame + ' a.hot');
+        let link = null;
+        for (const l of links) if ((await l.textContent()) === name) link = l;
+        if (!link) { fail('--hot ' + val + ': no such name in the hottest list'); continue; }
+        await link.click();
+        let p = null;
+        try {
+          await page.waitForFunction((id) => document.getElementById(id).dataset.pct !== undefined, 'match-' + flame, { timeout: 5000 });
+          p = await page.$eval('#match-' + flame, (e) => ({ pct: +e.dataset.pct, text: e.textContent }));
+        } catch (e) { /* reported below */ }
+        if (!p) fail('--hot ' + val + ': no "matched" share shown');
+        else if (!(p.pct >= number(lo, opt) && p.pct <= number(hi, opt))) fail('--hot ' + val + ': ' + p.text);
         await page.fill('#search-' + flame, '');
         await page.waitForFunction((id) => document.getElementById(id).dataset.pct === undefined, 'match-' + flame, { timeout: 5000 });
       } else if (opt === '--tooltip') {

@@ -40,6 +40,14 @@ static void test_hidden_spellings(void)
     tn_expect("[Lapp/Foo$$Lambda$2+0x0000000800c03000;", "[Lapp/Foo$$Lambda+<hidden>;");
     tn_expect("app.Foo$$Lambda$7+0x0000000800c03000.run(Unknown Source)",
               "app.Foo$$Lambda+<hidden>.run(Unknown Source)");
+    /* JDK 8: a VM anonymous class is named with its identity hash in decimal
+     * (the original agent's text and Class.getName: "Main$$Lambda$1/791452441") */
+    tn_expect("app.Main$$Lambda$1/791452441.run", "app.Main$$Lambda+<hidden>.run");
+    tn_expect("java.lang.invoke.LambdaForm$MH/1283928880.invokeExact_MT",
+              "java.lang.invoke.LambdaForm$MH+<hidden>.invokeExact_MT");
+    tn_expect("app/Main$$Lambda$1/791452441", "app/Main$$Lambda+<hidden>");
+    /* ... and in Java spelling, where the '/' became a '.' */
+    tn_expect("app.Main$$Lambda$1.791452441.run", "app.Main$$Lambda+<hidden>.run");
     /* two in one collapsed stack */
     tn_expect("A$$Lambda$1+0x1.run;B$$Lambda$22+0x2.get", "A$$Lambda+<hidden>.run;B$$Lambda+<hidden>.get");
 }
@@ -51,6 +59,7 @@ static void test_untouched(void)
         "app.Foo$1", "app.Foo$$Lambda", "a.b0x1f.C", /* 0x not after a separator */
         "app.Foo+0xzz", "app.Foo+0x12g", /* not hex to the end of the identifier */
         "app.Foo+0x", "", "x$$Lambda$", "x$$Lambda$12.run",
+        "a/b/C", "a/1b", "a.b/", "a/12x", "a.1b", "a.12x.run", /* digits not to the end of the identifier */
     };
     for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
         tn_expect(same[i], same[i]);

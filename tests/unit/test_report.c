@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hprof/hprof_format.h"
@@ -45,12 +46,20 @@ static void test_json_escape(void)
     rj_str(j, "\xc0\xaf", 2);             /* overlong '/': invalid */
     rj_str(j, "x\0y", 3);                 /* NUL */
     rj_cstr(j, NULL);
+    /* Java's modified UTF-8 (HPROF names): a surrogate pair is the one
+     * character it stands for (U+1D49C, a letter Java allows in names), C0 80
+     * is NUL; a pair cut short stays invalid */
+    rj_cstr(j, "A\xed\xa0\xb5\xed\xb2\x9c" "B");
+    rj_str(j, "a\xc0\x80" "b", 4);
+    rj_cstr(j, "\xed\xa0\xb5\xed\xb2");
     rj_arr_end(j);
     CU_ASSERT_FALSE(rj_failed(j));
     CU_ASSERT_STRING_EQUAL(tr_text(j),
                            "[\"\\u003c/script\\u003e\\u003cb\\u003e\\u0026\\\"\\\\\\u000a\\u0009\\u0001\","
                            "\"a\\ufffdb\",\"\xc3\xa9\xe2\x82\xac\",\"\\ufffd\\ufffd\\ufffd\","
-                           "\"\\ufffd\\ufffd\",\"x\\u0000y\",null]");
+                           "\"\\ufffd\\ufffd\",\"x\\u0000y\",null,"
+                           "\"A\xf0\x9d\x92\x9c" "B\",\"a\\u0000b\","
+                           "\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"]");
     rj_free(j);
 }
 
@@ -285,6 +294,10 @@ static void test_report_diff(void)
     const char *missing[] = {"/nonexistent/x.hprof"};
     CU_ASSERT_EQUAL(report_json(missing, 1, NULL, &json, &len, err, sizeof err), -1);
     CU_ASSERT_STRING_EQUAL(err, "/nonexistent/x.hprof: No such file or directory");
+    /* a directory by name, not as an empty file */
+    const char *dir[] = {"/tmp"};
+    CU_ASSERT_EQUAL(report_json(dir, 1, NULL, &json, &len, err, sizeof err), -1);
+    CU_ASSERT_STRING_EQUAL(err, "/tmp: Is a directory");
     unlink(a);
     unlink(b);
     free(a);
@@ -388,6 +401,289 @@ static void test_report_binary(void)
     CU_ASSERT_PTR_NULL(strstr(json, "\"302\":{"));
     free(json);
     unlink(b);
+    free(b);
+}
+
+/* hprof-ctl's "sites incremental": the last ALLOC SITES record holds only
+ * the rows that changed since the previous one; the others still stand. */
+static void test_report_incremental_sites(void)
+{
+    hw_sink *sink;
+    hw_writer *w = tu_mem_writer(8, &sink);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    hw_utf8z(w, 1, "app/A");
+    hw_utf8z(w, 2, "app/B");
+    hw_utf8z(w, 3, "main");
+    hw_utf8z(w, 4, "()V");
+    hw_load_class(w, 1, 0x100, 0, 1);
+    hw_load_class(w, 2, 0x200, 0, 2);
+    hw_frame(w, 10, 3, 4, 0, 1, 5);
+    hprof_id t301[] = {10};
+    hw_trace(w, 301, 1, 1, t301);
+    hw_alloc_sites_head full = {0, 0.0f, 300, 3, 300, 3};
+    hw_alloc_site s1[] = {{0, 1, 301, 200, 2, 200, 2}, {0, 2, 301, 100, 1, 100, 1},
+                          {HPROF_TYPE_INT, 0, 301, 16, 1, 16, 1}};
+    hw_alloc_sites(w, &full, s1, 3);
+    hw_alloc_sites_head inc = {HPROF_SITES_INCREMENTAL, 0.0f, 416, 5, 416, 5};
+    hw_alloc_site s2[] = {{0, 2, 301, 200, 2, 200, 2}};
+    hw_alloc_sites(w, &inc, s2, 1);
+    char msg[128];
+    CU_ASSERT_EQUAL_FATAL(hw_writer_close(w, msg, sizeof msg), 0);
+    size_t len;
+    uint8_t *data = tu_sink_copy(sink, &len);
+    hw_sink_free(sink);
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/test_report_%d_inc.hprof", (int)getpid());
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite(data, 1, len, f);
+    fclose(f);
+    free(data);
+    const char *paths[] = {path};
+    char *json;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(report_json(paths, 1, NULL, &json, &len, err, sizeof err), 0);
+    /* app.A 200 kept from the full record, app.B 200 updated, int[] 16 kept */
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"id\":\"alloc-bytes\",\"title\":\"Allocated bytes\","
+                                        "\"unit\":\"bytes\",\"total\":416,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[1,48.08,48.08,200,2,200,2,301,\"app.A\"]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[2,48.08,96.15,200,2,200,2,301,\"app.B\"]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[3,3.85,100.00,16,1,16,1,301,\"int[]\"]"));
+    free(json);
+    unlink(path);
+}
+
+/* MONITOR TIME rows are summed per (trace, monitor) through a map: 200 000
+ * rows (two sections of 100 000 distinct monitors) take well under a
+ * second; a scan of the rows so far took minutes. */
+static void test_report_many_monitors(void)
+{
+    enum { N = 100000 };
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/test_report_%d_mon.txt", (int)getpid());
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "JAVA PROFILE 1.0.1, created Tue Mar  3 10:20:30 2015\n\n--------\n\n"
+               "TRACE 300001:\n\tApp.lock(App.java:10)\n");
+    for (int sec = 0; sec < 2; sec++) {
+        fprintf(f, "MONITOR TIME BEGIN (total = %d ms) Tue Mar  3 10:20:35 2015\n"
+                   "rank   self  accum   count trace monitor\n", 2 * N);
+        for (int i = 0; i < N; i++)
+            fprintf(f, "%5d  0.00%%  0.00%% %7d 300001 App$L%d (Java)\n", i + 1, 1 + sec, i);
+        fprintf(f, "MONITOR TIME END\n");
+    }
+    fclose(f);
+    const char *paths[] = {path};
+    char *json;
+    size_t len;
+    char err[256];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CU_ASSERT_EQUAL_FATAL(report_json(paths, 1, NULL, &json, &len, err, sizeof err), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    CU_ASSERT(s < 3.0);
+    if (s >= 3.0)
+        fprintf(stderr, "200 000 MONITOR TIME rows: %.1f s\n", s);
+    /* every monitor once (100 000 rows), with both sections' counts: 3 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "the first 2000 of 100000 rows"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, ",3,300001,\"App$L0\"]"));
+    free(json);
+    unlink(path);
+}
+
+/* -o naming one of the inputs is refused (as convert, redact and disasm
+ * do): the profile stays as it was. */
+static void test_report_out_is_input(void)
+{
+    char *a = tr_write("keep", 60, 40);
+    char *b = tr_write("other", 50, 50);
+    FILE *f = fopen(a, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char before[4096];
+    size_t nb = fread(before, 1, sizeof before, f);
+    fclose(f);
+    const char *paths[] = {b, a};
+    char err[512], want[512];
+    CU_ASSERT_EQUAL(report_write(paths, 2, NULL, a, 1, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: it is the input file; refusing to overwrite it", a);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    f = fopen(a, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char after[4096];
+    size_t na = fread(after, 1, sizeof after, f);
+    fclose(f);
+    CU_ASSERT_EQUAL(na, nb);
+    CU_ASSERT(memcmp(before, after, nb) == 0);
+    unlink(a);
+    unlink(b);
+    free(a);
+    free(b);
+}
+
+/* CPU TIME ms in the flame to the microsecond: ten traces of 0.4 ms each
+ * are 4 ms in all (each rounded to whole ms, the flame was empty), and a
+ * MONITOR TIME row of 0.24 ms stays too. */
+static void test_report_ms_flames(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/test_report_%d_ms.txt", (int)getpid());
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "JAVA PROFILE 1.0.1, created Tue Mar  3 10:20:30 2015\n\n--------\n\n");
+    for (int i = 0; i < 10; i++)
+        fprintf(f, "TRACE %d:\n\tApp.m%d(App.java:%d)\n\tApp.main(App.java:3)\n", 300001 + i, i,
+                10 + i);
+    fprintf(f, "CPU TIME (ms) BEGIN (total = 4) Tue Mar  3 10:20:36 2015\n"
+               "rank   self  accum   count trace method [self ms / total ms]\n");
+    for (int i = 0; i < 10; i++)
+        fprintf(f, "%4d 10.00%% %3d.00%%       1 %d App.m%d [0.400 / 0.400]\n", i + 1,
+                10 * (i + 1), 300001 + i, i);
+    fprintf(f, "CPU TIME (ms) END\n"
+               "MONITOR TIME BEGIN (total = 1 ms) Tue Mar  3 10:20:37 2015\n"
+               "rank   self  accum   count trace monitor\n"
+               "   1 24.00%% 24.00%%       3 300001 App$Lock (Java)\n"
+               "MONITOR TIME END\n");
+    fclose(f);
+    const char *paths[] = {path};
+    char *json;
+    size_t len;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(report_json(paths, 1, NULL, &json, &len, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"id\":\"cpu-times-ms\",\"title\":\"CPU time: self ms\","
+                                        "\"unit\":\"ms\",\"total\":4.000,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"self\":[0.000,0.000,0.400,0.400,0.400,0.400,0.400,"
+                                        "0.400,0.400,0.400,0.400,0.400]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"id\":\"monitor-ms\",\"title\":\"Monitor contention: ms\","
+                                        "\"unit\":\"ms\",\"total\":0.240,"));
+    free(json);
+    unlink(path);
+}
+
+/* The agent's U8 note (true values of saturated rows) is looked up per row
+ * by a search, not a scan: 100 000 sites and as many U8 rows take well
+ * under a second (a scan of the note per row took half a minute). */
+static void test_report_many_u8_rows(void)
+{
+    enum { N = 100000 };
+    hw_sink *sink;
+    hw_writer *w = tu_mem_writer(8, &sink);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    hw_utf8z(w, 1, "app/A");
+    hw_utf8z(w, 2, "m");
+    hw_utf8z(w, 3, "()V");
+    hw_load_class(w, 1, 0x100, 0, 1);
+    hw_frame(w, 10, 2, 3, 0, 1, 5);
+    hprof_id t[] = {10};
+    hw_alloc_site *sites = calloc(N, sizeof *sites);
+    char *note = malloc((size_t)N * 40 + 64);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sites);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(note);
+    size_t o = (size_t)sprintf(note, "%s%d %d", HPROF_SITES_U8, 2 * N, N);
+    for (int i = 0; i < N; i++) {
+        hw_trace(w, 301 + (uint32_t)i, 1, 1, t);
+        hw_alloc_site s = {0, 1, 301 + (uint32_t)i, 0xFFFFFFFFu, 1, 0xFFFFFFFFu, 1};
+        sites[i] = s;
+        /* every row's true values; row 7's live bytes 5000000000 */
+        o += (size_t)sprintf(note + o, " %d:%lld,1,%d,1", N - 1 - i, i == N - 1 - 7 ? 5000000000LL : 2LL,
+                             2);
+    }
+    hw_utf8z(w, 0x7000000000000001ull, note);
+    hw_alloc_sites_head h = {0, 0.0f, 0xFFFFFFFFu, N, 0xFFFFFFFFu, N};
+    hw_alloc_sites(w, &h, sites, N);
+    char msg[128];
+    CU_ASSERT_EQUAL_FATAL(hw_writer_close(w, msg, sizeof msg), 0);
+    free(sites);
+    free(note);
+    size_t len;
+    uint8_t *data = tu_sink_copy(sink, &len);
+    hw_sink_free(sink);
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/test_report_%d_u8.hprof", (int)getpid());
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite(data, 1, len, f);
+    fclose(f);
+    free(data);
+    const char *paths[] = {path};
+    char *json;
+    char err[256];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CU_ASSERT_EQUAL_FATAL(report_json(paths, 1, NULL, &json, &len, err, sizeof err), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double sec = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    CU_ASSERT(sec < 3.0);
+    if (sec >= 3.0)
+        fprintf(stderr, "100 000 sites and U8 rows: %.1f s\n", sec);
+    /* 99 999 rows of 2 bytes and one of 5 000 000 000: the true values */
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"id\":\"live-bytes\",\"title\":\"Live bytes\","
+                                        "\"unit\":\"bytes\",\"total\":5000199998,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "[1,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, ",5000000000,1,2,1,308,\"app.A\"]"));
+    free(json);
+    unlink(path);
+}
+
+/* One binary profile with CONTROL SETTINGS depth `depth` and one trace of
+ * `frames` frames. */
+static char *tr_depth_file(const char *name, uint32_t depth, uint32_t frames)
+{
+    hw_sink *sink;
+    hw_writer *w = tu_mem_writer(8, &sink);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    hw_utf8z(w, 1, "app/A");
+    hw_utf8z(w, 2, "m");
+    hw_utf8z(w, 3, "()V");
+    hw_load_class(w, 1, 0x100, 0, 1);
+    hprof_id ids[8];
+    for (uint32_t k = 0; k < frames && k < 8; k++) {
+        hw_frame(w, 10 + k, 2, 3, 0, 1, (int32_t)k + 1);
+        ids[k] = 10 + k;
+    }
+    hw_trace(w, 301, 1, frames, ids);
+    hw_control_settings(w, HPROF_CTRL_CPU_SAMPLING, depth);
+    hw_cpu_sample c[] = {{200, 301}};
+    hw_cpu_samples(w, 200, c, 1);
+    char msg[128];
+    CU_ASSERT_EQUAL_FATAL(hw_writer_close(w, msg, sizeof msg), 0);
+    size_t len;
+    uint8_t *data = tu_sink_copy(sink, &len);
+    hw_sink_free(sink);
+    char *path = malloc(256);
+    snprintf(path, 256, "/tmp/test_report_%d_%s.hprof", (int)getpid(), name);
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite(data, 1, len, f);
+    fclose(f);
+    free(data);
+    return path;
+}
+
+/* Inputs of different depth= : each trace is compared with its own file's
+ * depth, and the warning names both (it said "depth=3 cuts stacks: 50 % of
+ * traces have exactly 3 frames" when none had 3). */
+static void test_report_mixed_depths(void)
+{
+    char *a = tr_depth_file("d2", 2, 2), *b = tr_depth_file("d3", 3, 1);
+    const char *paths[] = {a, b};
+    char *json;
+    size_t len;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(report_json(paths, 2, NULL, &json, &len, err, sizeof err), 0);
+    CU_ASSERT_PTR_NULL(strstr(json, "depth=3 cuts stacks"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"depth=2, 3 cuts stacks: 50% of traces have exactly their "
+                                        "file's depth in frames, so their callers are missing"));
+    free(json);
+    /* one file: as before */
+    const char *one[] = {a};
+    CU_ASSERT_EQUAL_FATAL(report_json(one, 1, NULL, &json, &len, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"depth=2 cuts stacks: 100% of traces have exactly 2 frames, "
+                                        "so their callers are missing"));
+    free(json);
+    unlink(a);
+    unlink(b);
+    free(a);
     free(b);
 }
 
@@ -620,6 +916,12 @@ static int tr_suites(void)
         !CU_add_test(s, "report profile", test_report_profile) ||
         !CU_add_test(s, "report diff", test_report_diff) ||
         !CU_add_test(s, "report binary", test_report_binary) ||
+        !CU_add_test(s, "report incremental sites", test_report_incremental_sites) ||
+        !CU_add_test(s, "report many monitors", test_report_many_monitors) ||
+        !CU_add_test(s, "report out is input", test_report_out_is_input) ||
+        !CU_add_test(s, "report ms flames", test_report_ms_flames) ||
+        !CU_add_test(s, "report many u8 rows", test_report_many_u8_rows) ||
+        !CU_add_test(s, "report mixed depths", test_report_mixed_depths) ||
         !CU_add_test(s, "report leak suspect", test_report_suspect) ||
         !CU_add_test(s, "report no leak suspect", test_report_no_suspect))
         return -1;

@@ -21,6 +21,11 @@ performance.mark('hprof-start');
   const ALL_FRAMES = 5000;  /* a graph this small gets every frame, even sub-pixel ones, in the DOM */
   const NARROW = 28;  /* narrower frames keep their text, drawn transparent */
   const TABLE_LIMIT = 500;
+  /* a stack can be a million frames deep (depth= goes that far): at most
+   * this many levels are drawn below the zoomed frame, and this many of its
+   * callers above it, so that a deep graph stays a few thousand elements */
+  const MAX_LEVELS = 1000;
+  const MAX_CALLERS = 40;
   const HEAP_TABLES = new Set(['retained-objects', 'retained-classes', 'histogram', 'roots', 'histogram-diff', 'heap-summary']);
   let D;
   let names;
@@ -224,7 +229,8 @@ performance.mark('hprof-start');
     }
     this.graph = h('div', {class: 'flame', id: 'flame-' + id, role: 'group', 'aria-label': f.title});
     this.details = h('div', {class: 'details', id: 'details-' + id});
-    this.panel.append(this.graph, this.details, ...this.hotTable());
+    this.cutNote = h('p', {class: 'estimate', id: 'cut-' + id, hidden: ''});
+    this.panel.append(this.graph, this.cutNote, this.details, ...this.hotTable());
     this.graph.addEventListener('click', (e) => {
       const t = e.target.closest('.f');
       if (t) self.setZoom(+t.dataset.i);
@@ -310,7 +316,9 @@ performance.mark('hprof-start');
     }
     const link = (k) => h('a', {href: '#', class: 'hot', text: nameOf(k), onclick: (e) => {
       e.preventDefault();
-      self.search.value = nameOf(k);
+      /* that name only: a plain search would also match the names it is a
+       * prefix or part of (App.m1 in App.m10) and show a larger share */
+      self.search.value = '/^' + nameOf(k).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + '$/';
       self.doSearch();
       self.graph.scrollIntoView({block: 'nearest'});
     }});
@@ -362,7 +370,7 @@ performance.mark('hprof-start');
       else bg = frameColour(nm, t.kind[i] || 0);
       if (self.diff) e.dataset.delta = (100 * delta).toFixed(2);
       e.className = cls + (mn && nm >= 0 && mn[nm] ? ' m' : '') + (t.kind[i] === 1 ? ' k1' : '') + (w < NARROW ? ' nt' : '');
-      e.style.cssText = 'left:' + x.toFixed(1) + 'px;width:' + w.toFixed(1) + 'px;top:' + (t.depth[i] * ROW) + 'px;background:' + bg;
+      e.style.cssText = 'left:' + x.toFixed(1) + 'px;width:' + w.toFixed(1) + 'px;top:' + ((t.depth[i] - top) * ROW) + 'px;background:' + bg;
       e.dataset.i = i;
       e.dataset.name = nameOf(nm);
       e.dataset.self = self.mode === 'rev' && i > 0 ? t.total[i] : t.self[i];
@@ -370,17 +378,19 @@ performance.mark('hprof-start');
       e.textContent = nameOf(nm);
       frag.append(e);
     }
-    for (let a = t.parent[this.zoom]; a >= 0; a = t.parent[a]) add(a, 0, W, 'f anc');
+    const zd = t.depth[this.zoom], top = Math.max(0, zd - MAX_CALLERS), last = zd + MAX_LEVELS;
+    for (let a = t.parent[this.zoom]; a >= 0 && t.depth[a] >= top; a = t.parent[a]) add(a, 0, W, 'f anc');
     const zt = t.total[this.zoom], scale = zt > 0 ? W / zt : 0;
     const minW = t.n <= ALL_FRAMES ? 0 : MIN_W;
     const stack = [this.zoom, 0];
-    let count = 0;
+    let count = 0, cut = 0;
     while (stack.length) {
       const x = stack.pop(), i = stack.pop();
       const w = i === this.zoom ? W : t.total[i] * scale;
       if (w < minW || !(w > 0)) continue;
       add(i, x, w, i === this.zoom ? 'f zoom' : 'f');
       count++;
+      if (t.depth[i] >= last) { cut += t.end[i] > i + 1; continue; }
       let cx = x;
       for (let c = i + 1; c < t.end[i]; c = t.end[c]) {
         const cw = t.total[c] * scale;
@@ -388,8 +398,11 @@ performance.mark('hprof-start');
         cx += cw;
       }
     }
-    g.style.height = ((t.maxDepth + 1) * ROW + 2) + 'px';
+    g.style.height = ((Math.min(t.maxDepth, last) - top + 1) * ROW + 2) + 'px';
     g.replaceChildren(frag);
+    this.cutNote.hidden = cut === 0;
+    this.cutNote.textContent = cut ? 'Deeper frames are not drawn (' + MAX_LEVELS + ' levels below the zoomed frame at most): click a frame on the last row to zoom into it.' : '';
+    g.dataset.cut = String(cut);
     g.dataset.frames = String(count);
     g.dataset.zoom = nameOf(t.name[this.zoom]);
     g.dataset.mode = this.mode;

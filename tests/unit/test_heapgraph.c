@@ -11,8 +11,10 @@
  * class root as HotSpot's system classes are, so that an instance's
  * reference to its class changes nothing.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "testutil.h"
 #include "heapgraph/hg_dom.h"
@@ -728,6 +730,99 @@ static void test_names(void)
     CU_ASSERT_STRING_EQUAL(b, "int[]");
 }
 
+/* CPU seconds since `t0`. */
+static double th_cpu(clock_t t0)
+{
+    return (double)(clock() - t0) / CLOCKS_PER_SEC;
+}
+
+/* `path --top N` names a link per step of every target's path: links that
+ * leave one 100 k-element array, a loader's 40 k classes, 60 k stack roots
+ * of 60 k threads. Each once scanned the array, the classes or the roots
+ * per link (100 k x 50 k, 40 k x 40 k, 60 k x 60 k: seconds to minutes);
+ * now a map per kind, well under a CPU second each. */
+static void test_many_links(void)
+{
+    const uint32_t n = 100000, nk = 40000, nt = 60000;
+    const hprof_id L = 0x7000, arr = 0x8000;
+    tb t;
+    tb_begin(&t, 8);
+    hprof_id *el = malloc(n * sizeof *el);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(el);
+    int32_t two[2] = {1, 2};
+    for (uint32_t i = 0; i < n; i++) {
+        el[i] = 0x10000000 + 32 * (hprof_id)i;
+        if (i < n - 1) /* the last element repeats element 5 */
+            hw_prim_array_dump(t.w, el[i], 0, HPROF_TYPE_INT, 2, two);
+    }
+    el[n - 1] = el[5];
+    hw_obj_array_dump(t.w, arr, 0, C_OARR, n, el);
+    tb_root(&t, arr);
+    tb_node(&t, L, 0, 0);
+    tb_root(&t, L);
+    for (uint32_t k = 0; k < nk; k++)
+        tb_class(&t, 0x40000000 + 16 * (hprof_id)k, 0, L, 0, NULL);
+    for (uint32_t k = 0; k < nt; k++) { /* thread k + 1's object */
+        tb_node(&t, 0x50000000 + 32 * (hprof_id)k, 0, 0);
+        hw_root(t.w, HPROF_GC_ROOT_THREAD_OBJ, 0x50000000 + 32 * (hprof_id)k, k + 1, 0, 0);
+    }
+    tb_end(&t);
+    hg_graph *g = tb_load(&t, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    hg_link *l = calloc(n + 1, sizeof *l);
+    hg_frame_req *fr = calloc(nt, sizeof *fr);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fr);
+    uint32_t a = hg_find(g, arr), lo = hg_find(g, L);
+    for (uint32_t i = 0; i < n; i++)
+        l[i] = (hg_link){.from = a, .to = hg_find(g, el[i])};
+    l[n] = (hg_link){.from = a, .to = hg_find(g, el[77])}; /* a second link of one step */
+    char err[128];
+    hr_source *src = hr_source_memory(t.data, t.len);
+    clock_t t0 = clock();
+    CU_ASSERT_EQUAL(hg_paths_name(src, g, l, n + 1, NULL, 0, err, sizeof err), 0);
+    double s1 = th_cpu(t0);
+    CU_ASSERT(s1 < 1.0);
+    CU_ASSERT_STRING_EQUAL(l[0].field, "[0]");
+    CU_ASSERT_STRING_EQUAL(l[77].field, "[77]");
+    CU_ASSERT_STRING_EQUAL(l[n - 2].field, "[99998]");
+    CU_ASSERT_STRING_EQUAL(l[n - 1].field, "[5]"); /* the first index of that element */
+    CU_ASSERT_STRING_EQUAL(l[n].field, "[77]");
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < n - 1; i++) {
+        char want[16];
+        snprintf(want, sizeof want, "[%u]", i);
+        bad += strcmp(l[i].field, want) != 0;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    for (uint32_t k = 0; k < nk; k++)
+        l[k] = (hg_link){.from = lo, .to = hg_find(g, 0x40000000 + 16 * (hprof_id)k)};
+    l[nk] = (hg_link){.from = lo, .to = a}; /* no reference of L's */
+    t0 = clock();
+    CU_ASSERT_EQUAL(hg_paths_name(src, g, l, nk + 1, NULL, 0, err, sizeof err), 0);
+    double s2 = th_cpu(t0);
+    CU_ASSERT(s2 < 1.0);
+    bad = 0;
+    for (uint32_t k = 0; k < nk; k++)
+        bad += strcmp(l[k].field, "<classes>") != 0;
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_STRING_EQUAL(l[nk].field, "?");
+    for (uint32_t k = 0; k < nt; k++)
+        fr[k].thread = nt - k % 7; /* the last threads' roots */
+    t0 = clock();
+    CU_ASSERT_EQUAL(hg_paths_name(src, g, NULL, 0, fr, nt, err, sizeof err), 0);
+    double s3 = th_cpu(t0);
+    CU_ASSERT(s3 < 1.0);
+    if (s1 >= 1.0 || s2 >= 1.0 || s3 >= 1.0)
+        fprintf(stderr, "test_many_links: %.2f %.2f %.2f CPU seconds\n", s1, s2, s3);
+    hr_source_close(src);
+    free(l);
+    free(fr);
+    hg_graph_free(g);
+    free(el);
+    free(t.data);
+}
+
 static int th_suites(void)
 {
     CU_pSuite s = CU_add_suite("heapgraph", NULL, NULL);
@@ -744,7 +839,8 @@ static int th_suites(void)
         !CU_add_test(s, "every cut of a dump; the memory limit", test_cut_and_limit) ||
         !CU_add_test(s, "random graphs against the definition", test_random_graphs) ||
         !CU_add_test(s, "thread names of stack roots", test_thread_names) ||
-        !CU_add_test(s, "class names in both spellings", test_names))
+        !CU_add_test(s, "class names in both spellings", test_names) ||
+        !CU_add_test(s, "path names of 100 k links in linear time", test_many_links))
         return -1;
     return 0;
 }

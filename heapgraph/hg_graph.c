@@ -604,10 +604,26 @@ static int hg_add_cname(hg_graph *g, hg_cls *c, const char *vm, size_t len)
 }
 
 /* Names, layouts (own fields first, then the super's, as HotSpot writes
- * instance values), reference offsets and Reference.referent. */
+ * instance values), reference offsets and Reference.referent.
+ *
+ * Every class holds its whole layout, so a hostile dump's super chains cost
+ * classes x depth: a chain that comes back to a class (a class its own
+ * super, A -> B -> A) ends there, and the inherited fields of all classes
+ * together may be at most HG_LAY_DEPTH times the fields the classes
+ * declare (a JDK's dump: about 5) plus HG_LAY_SLACK; beyond, the layouts
+ * are cut and the load says so as it says a cut file (a 1 MB dump of 2000
+ * such classes once took 3 GB). */
+#define HG_LAY_DEPTH 64
+#define HG_LAY_SLACK (1u << 20)
+
 static int hg_layouts(hg_load *l)
 {
     hg_graph *g = l->g;
+    uint64_t budget = (uint64_t)HG_LAY_DEPTH * g->nownf + HG_LAY_SLACK;
+    uint32_t *seen = calloc((size_t)g->nc + 1, sizeof *seen); /* class -> i + 1 of its last walk */
+    int cut = 0, cyc = 0;
+    if (!seen)
+        return -1;
     for (uint32_t i = 0; i < g->nc; i++) {
         hg_cls *c = &g->c[i];
         uint64_t *nid = hu_map_get(&l->lc, c->id);
@@ -620,22 +636,35 @@ static int hg_layouts(hg_load *l)
         c->lay_off = g->nlay;
         c->ref_off = g->nrefoff;
         uint32_t off = 0, k = i;
-        for (uint32_t depth = 0; k != HG_NONE && depth < g->nc; depth++) {
+        while (k != HG_NONE) {
+            if (seen[k] == i + 1) {
+                cyc = 1;
+                break;
+            }
+            seen[k] = i + 1;
+            if (k != i && g->nlay + g->c[k].own_n > budget) {
+                cut = 1;
+                break;
+            }
             const hg_cls *s = &g->c[k];
             int is_ref = s->name != UINT32_MAX && strcmp(g->cnames + s->name, "java.lang.ref.Reference") == 0;
             for (uint32_t f = 0; f < s->own_n; f++) {
                 hprof_id nid = g->ownf[s->own_off + f].name;
                 uint8_t t = g->ownf[s->own_off + f].type;
-                if (hg_grow((void **)&g->lay, &g->caplay, (uint64_t)g->nlay + 1, sizeof *g->lay) != 0)
+                if (hg_grow((void **)&g->lay, &g->caplay, (uint64_t)g->nlay + 1, sizeof *g->lay) != 0) {
+                    free(seen);
                     return -1;
+                }
                 g->lay[g->nlay].name_id = nid;
                 g->lay[g->nlay].type = t;
                 g->lay[g->nlay].offset = off;
                 g->nlay++;
                 if (t == HPROF_TYPE_OBJECT) {
                     if (hg_grow((void **)&g->refoff, &g->caprefoff, (uint64_t)g->nrefoff + 1,
-                                sizeof *g->refoff) != 0)
+                                sizeof *g->refoff) != 0) {
+                        free(seen);
                         return -1;
+                    }
                     g->refoff[g->nrefoff++] = off;
                     const char *fn = hg_utf8_of(g, nid);
                     if (is_ref && fn && strcmp(fn, "referent") == 0)
@@ -648,6 +677,13 @@ static int hg_layouts(hg_load *l)
         }
         c->lay_n = g->nlay - c->lay_off;
         c->nrefs = g->nrefoff - c->ref_off;
+    }
+    free(seen);
+    if ((cut || cyc) && !l->st->problem[0]) {
+        l->st->malformed = 1;
+        snprintf(l->st->problem, sizeof l->st->problem, "%s",
+                 cut ? "super class chains too long: the inherited fields of some classes left out"
+                     : "a super class chain comes back to a class: it ends there");
     }
     /* primitive array classes, named only in LOAD CLASS when no CLASS DUMP */
     static const char desc[16] = {[HPROF_TYPE_BOOLEAN] = 'Z', [HPROF_TYPE_CHAR] = 'C',

@@ -823,6 +823,62 @@ static void test_many_links(void)
     free(t.data);
 }
 
+/* Hostile super chains: 300 classes each its own super, then a chain of
+ * 400 classes (each extends the one before) of 50 fields each. Every class
+ * held its whole layout, walked up to as many classes as the dump has:
+ * 300 x 300 x 50 entries for the first, 400 x 400 / 2 x 50 (4 M, 64 MB)
+ * for the second, and 2000 such classes (1 MB of file) took 3 GB. A chain
+ * ends where it comes back; inherited fields are bounded (64 x the
+ * declared ones + 1 M), and either is reported as the dump's problem. */
+static void test_super_chains(void)
+{
+    const uint32_t nself = 300, nchain = 400, nf = 50;
+    hw_field f[50];
+    for (uint32_t i = 0; i < nf; i++)
+        f[i] = (hw_field){2, HPROF_TYPE_INT};
+    for (int pass = 0; pass < 2; pass++) {
+        tb t;
+        tb_begin(&t, 8);
+        uint32_t n = pass ? nchain : nself;
+        for (uint32_t k = 0; k < n; k++) {
+            hprof_id id = 0x40000000 + 16 * (hprof_id)k;
+            tb_class(&t, id, pass ? (k ? id - 16 : 0) : id, 0, (uint16_t)nf, f);
+        }
+        tb_node(&t, 0x9000, 0, 0);
+        tb_root(&t, 0x9000);
+        tb_end(&t);
+        hg_load_stats st;
+        hg_graph *g = tb_load(&t, 0, &st);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        CU_ASSERT_EQUAL(st.malformed, 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(st.problem, pass ? "too long" : "comes back"));
+        uint64_t total = 0, own = 0;
+        for (uint32_t c = 0; c < hg_nclasses(g); c++) {
+            uint32_t m;
+            hg_class_fields(g, c, &m);
+            total += m;
+            if (hg_class_id(g, c) == 0x40000000 + 16 * (hprof_id)(n - 1))
+                own = m;
+        }
+        if (!pass) {
+            CU_ASSERT_EQUAL(own, nf); /* its own fields, once */
+            /* Node 2, Reference 1, WeakReference 1 */
+            CU_ASSERT_EQUAL(total, 4 + (uint64_t)nself * nf);
+        } else { /* the bound, and each class's own fields */
+            uint64_t declared = 3 + (uint64_t)nchain * nf;
+            CU_ASSERT(total <= 65 * declared + (1u << 20));
+            CU_ASSERT(total > 64 * declared);
+            CU_ASSERT_EQUAL(own, nf);
+        }
+        uint32_t m;
+        const hg_field *nodef = hg_class_fields(g, hg_class_of(g, hg_find(g, 0x9000)), &m);
+        CU_ASSERT_EQUAL(m, 2);
+        CU_ASSERT_EQUAL(nodef[1].offset, 8);
+        hg_graph_free(g);
+        free(t.data);
+    }
+}
+
 static int th_suites(void)
 {
     CU_pSuite s = CU_add_suite("heapgraph", NULL, NULL);
@@ -840,7 +896,8 @@ static int th_suites(void)
         !CU_add_test(s, "random graphs against the definition", test_random_graphs) ||
         !CU_add_test(s, "thread names of stack roots", test_thread_names) ||
         !CU_add_test(s, "class names in both spellings", test_names) ||
-        !CU_add_test(s, "path names of 100 k links in linear time", test_many_links))
+        !CU_add_test(s, "path names of 100 k links in linear time", test_many_links) ||
+        !CU_add_test(s, "super chains: cycles end, depth bounded", test_super_chains))
         return -1;
     return 0;
 }

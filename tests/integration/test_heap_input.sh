@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# test_heap_input.sh: how `hprof retained` and `hprof path` take their input
+# and options, on fixtures (no JVM):
+#   - the standard input: a file redirected (plain or gzip) gives what the
+#     file gives; a pipe is refused at once with its reason, exit 1 (the
+#     graph is read in two passes, path's names in a third);
+#   - --max-memory: sizes with K/M/G; " -1", "-1", "2GB", "G", "" are usage
+#     errors (exit 2), " -1" once read as 2^64 - 1 bytes.
+#
+# usage: bash test_heap_input.sh HPROF_TOOL PROJECT_DIR WORKDIR   (run by ctest)
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/heap_lib.sh" "$@"
+
+"$HPROF" fixture f.hprof --objects 3000 >/dev/null || fail "fixture"
+gzip -c f.hprof >f.hprof.gz
+CLS=com.example.fixture.Node
+
+step "standard input: a redirected file as the file, a pipe refused"
+"$HPROF" retained f.hprof --top 5 --json >file.json 2>/dev/null || fail "retained f.hprof exited $?"
+"$HPROF" retained - --top 5 --json <f.hprof >stdin.json 2>/dev/null || fail "retained - < f.hprof exited $?"
+"$HPROF" retained - --top 5 --json <f.hprof.gz >stdin-gz.json 2>/dev/null || fail "retained - < f.hprof.gz exited $?"
+cmp -s file.json stdin.json || fail "retained - < f.hprof differs from the file's"
+cmp -s file.json stdin-gz.json || fail "retained - < f.hprof.gz differs from the file's"
+"$HPROF" path f.hprof $CLS --json >pfile.json 2>/dev/null || fail "path f.hprof exited $?"
+"$HPROF" path - $CLS --json <f.hprof >pstdin.json 2>/dev/null || fail "path - < f.hprof exited $?"
+cmp -s pfile.json pstdin.json || fail "path - < f.hprof differs from the file's"
+# pipe_refused CMD ARGS...: `hprof CMD ARGS` fed by a pipe (plain, gzip)
+pipe_refused() {
+    local c=$1 f
+    for f in f.hprof f.hprof.gz; do
+        cat $f | "$HPROF" "$@" >pipe.out 2>pipe.err
+        expect_eq "$c from a pipe of $f: exit status" 1 $?
+        grep -q "^hprof: $c: the standard input is a pipe; the analysis reads the dump more than once" pipe.err ||
+            fail "$c from a pipe of $f: $(cat pipe.err)"
+        [ -s pipe.out ] && fail "$c from a pipe of $f wrote: $(cat pipe.out)"
+    done
+}
+pipe_refused retained -
+pipe_refused path - $CLS
+
+step "--max-memory: K/M/G sizes; signs, spaces and other suffixes are usage errors"
+"$HPROF" retained f.hprof --max-memory 1G >/dev/null 2>&1 || fail "--max-memory 1G exited $?"
+"$HPROF" retained f.hprof --max-memory 1K >/dev/null 2>mm.err
+expect_eq "--max-memory 1K: exit status" 1 $?
+grep -q "would need about [0-9]* MB; 0 MB are available (--max-memory)" mm.err || fail "1K: $(cat mm.err)"
+for bad in " -1" "-1" "2GB" "G" "" " 5G" "+5G"; do
+    "$HPROF" retained f.hprof --max-memory "$bad" >/dev/null 2>bad.err
+    expect_eq "retained --max-memory '$bad': exit status" 2 $?
+    grep -q "^hprof: retained: --max-memory needs a size" bad.err || fail "'$bad': $(cat bad.err)"
+    "$HPROF" path f.hprof $CLS --max-memory "$bad" >/dev/null 2>bad.err
+    expect_eq "path --max-memory '$bad': exit status" 2 $?
+done
+echo "PASS"

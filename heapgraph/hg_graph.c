@@ -32,6 +32,14 @@ typedef struct hg_cls {
     uint64_t count;           /* instances (pass 1) */
 } hg_cls;
 
+/* The memory budget (hg_dom.c's table): bytes per object, per reference
+ * slot and the fixed part, for dominators or for paths only. */
+#define HG_OBJ_DOM 42
+#define HG_OBJ_PATH 34
+#define HG_REF_DOM 8
+#define HG_REF_PATH 4
+#define HG_BASE_BYTES (32u << 20)
+
 typedef struct hg_rawroot {
     hprof_id id;
     uint8_t kind;
@@ -98,6 +106,9 @@ typedef struct hg_load {
     uint8_t *isloader;
     uint64_t ecap;
     uint32_t cur_arr; /* OBJ ARRAY in parts: the object its parts extend */
+    uint64_t limit;   /* bytes allowed (0: no limit), checked in pass 1 too */
+    uint64_t per_obj; /* HG_OBJ_DOM or HG_OBJ_PATH */
+    int toobig;       /* pass 1 stopped: the objects alone pass the limit */
 } hg_load;
 
 /* ------------------------------------------------------------- helpers */
@@ -310,8 +321,17 @@ static int hg_on_record(void *ctx, const hr_record *r)
     return 0;
 }
 
+/* Pass 1 holds 8 bytes an object (16 to 24 while its array grows and is
+ * sorted), the analysis at least per_obj: once the objects read so far
+ * pass the limit the dump is refused there, before pass 1 itself takes
+ * more memory than the machine has (a dump of 500 M objects needs 21 GB;
+ * its pass 1 alone would take 8 to 12 of them before the estimate). */
 static int hg_push_id(hg_load *l, hprof_id id)
 {
+    if (l->limit && (uint64_t)(l->nids + 1) * l->per_obj + HG_BASE_BYTES > l->limit) {
+        l->toobig = 1;
+        return -1;
+    }
     if (hg_grow_sz((void **)&l->ids, &l->capids, l->nids + 1, sizeof *l->ids) != 0)
         return -1;
     l->ids[l->nids++] = id;
@@ -846,10 +866,9 @@ static int hg_between(hg_load *l, uint64_t *need)
      * and 4 per edge for the predecessors: 42 bytes per object and 8 per
      * reference in all (the references counted with their nulls: an upper
      * bound). Paths need 8 more (BFS parent and queue) instead. */
-    uint64_t per_obj = l->o->for_dominators ? 42 : 34;
-    uint64_t per_edge = l->o->for_dominators ? 8 : 4;
-    *need = (uint64_t)g->n * per_obj + e * per_edge + g->capnames + g->nlay * sizeof(hg_field) +
-            g->capc * sizeof(hg_cls) + (32u << 20);
+    uint64_t per_edge = l->o->for_dominators ? HG_REF_DOM : HG_REF_PATH;
+    *need = (uint64_t)g->n * l->per_obj + e * per_edge + g->capnames + g->nlay * sizeof(hg_field) +
+            g->capc * sizeof(hg_cls) + HG_BASE_BYTES;
     return 0;
 }
 
@@ -904,7 +923,21 @@ hg_status hg_graph_load(hr_source *src, const hg_load_opts *o, hg_graph **out, h
                        .on_problem = hg_on_problem};
     hr_stats hs;
     l.pass = 1;
+    st->limit_bytes = o->max_memory ? o->max_memory : hg_mem_available();
+    l.limit = st->limit_bytes;
+    l.per_obj = o->for_dominators ? HG_OBJ_DOM : HG_OBJ_PATH;
     hr_status rs = hr_parse(src, &cb, &l, &hs);
+    if (l.toobig) {
+        char m[320];
+        st->need_bytes = (uint64_t)(l.nids + 1) * l.per_obj + HG_BASE_BYTES;
+        snprintf(m, sizeof m,
+                 "the analysis would need more than %llu MB (%zu objects read so far, %llu bytes "
+                 "each at least, and %u MB); %llu MB are available%s",
+                 (unsigned long long)(st->need_bytes >> 20), l.nids, (unsigned long long)l.per_obj,
+                 HG_BASE_BYTES >> 20, (unsigned long long)(st->limit_bytes >> 20),
+                 o->max_memory ? " (--max-memory)" : " (MemAvailable)");
+        return hg_fail(&l, out, HG_MEMORY, err, errlen, m);
+    }
     if (l.oom)
         return hg_fail(&l, out, HG_NOMEM, err, errlen, "out of memory in the first pass");
     if (rs == HR_IO || !l.g->idsz)
@@ -924,7 +957,6 @@ hg_status hg_graph_load(hr_source *src, const hg_load_opts *o, hg_graph **out, h
         return hg_fail(&l, out, HG_NOMEM, err, errlen, "out of memory between the passes");
     hg_graph *g = l.g;
     st->need_bytes = need;
-    st->limit_bytes = o->max_memory ? o->max_memory : hg_mem_available();
     if (st->limit_bytes && need > st->limit_bytes) {
         char m[256];
         snprintf(m, sizeof m,

@@ -42,7 +42,7 @@ step "--max-memory: K/M/G sizes; signs, spaces and other suffixes are usage erro
 "$HPROF" retained f.hprof --max-memory 1G >/dev/null 2>&1 || fail "--max-memory 1G exited $?"
 "$HPROF" retained f.hprof --max-memory 1K >/dev/null 2>mm.err
 expect_eq "--max-memory 1K: exit status" 1 $?
-grep -q "would need about [0-9]* MB; 0 MB are available (--max-memory)" mm.err || fail "1K: $(cat mm.err)"
+grep -q "would need more than 32 MB (0 objects read so far, 42 bytes each at least, and 32 MB); 0 MB are available (--max-memory)" mm.err || fail "1K: $(cat mm.err)"
 for bad in " -1" "-1" "2GB" "G" "" " 5G" "+5G"; do
     "$HPROF" retained f.hprof --max-memory "$bad" >/dev/null 2>bad.err
     expect_eq "retained --max-memory '$bad': exit status" 2 $?

@@ -218,6 +218,11 @@ int path_main(int argc, char **argv)
             status = 1;
             goto out;
         }
+        if (!ncand && !unreached) { /* not "no path": nothing to find one to */
+            fprintf(stderr, "hprof: path: class %s has no instances in %s\n", want, path);
+            status = 1;
+            goto out;
+        }
         qsort_r(cand, ncand, sizeof *cand, path_bigger, (void *)g);
     }
     /* the targets with a path, their chains and links in one array each */
@@ -241,8 +246,9 @@ int path_main(int argc, char **argv)
         nt++;
     }
     if (unreached)
-        fprintf(stderr, "hprof: path: note: %" PRIu32 " instances of %s are not reachable%s\n", unreached,
-                what, o.strong_only ? " through strong references" : "");
+        fprintf(stderr, "hprof: path: note: %" PRIu32 " instance%s of %s %s not reachable%s\n", unreached,
+                unreached == 1 ? "" : "s", what, unreached == 1 ? "is" : "are",
+                o.strong_only ? " through strong references" : "");
     chain = malloc((total ? total : 1) * sizeof *chain);
     links = calloc(total ? total : 1, sizeof *links);
     if (!chain || !links)

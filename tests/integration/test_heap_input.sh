@@ -4,6 +4,8 @@
 #   - the standard input: a file redirected (plain or gzip) gives what the
 #     file gives; a pipe is refused at once with its reason, exit 1 (the
 #     graph is read in two passes, path's names in a third);
+#   - path to a class the dump defines but has no instance of (the fixture's
+#     java.lang.Object): says so, exit 1, not "no path from a GC root";
 #   - --max-memory: sizes with K/M/G; " -1", "-1", "2GB", "G", "" are usage
 #     errors (exit 2), " -1" once read as 2^64 - 1 bytes.
 #
@@ -50,4 +52,10 @@ for bad in " -1" "-1" "2GB" "G" "" " 5G" "+5G"; do
     "$HPROF" path f.hprof $CLS --max-memory "$bad" >/dev/null 2>bad.err
     expect_eq "path --max-memory '$bad': exit status" 2 $?
 done
+step "path to a class without instances"
+"$HPROF" path f.hprof java.lang.Object >none.out 2>none.err
+expect_eq "path java.lang.Object: exit status" 1 $?
+grep -q "^hprof: path: class java.lang.Object has no instances in f.hprof$" none.err || fail "no instances: $(cat none.err)"
+grep -q "no path" none.err && fail "no instances: $(cat none.err)"
+[ -s none.out ] && fail "no instances wrote: $(cat none.out)"
 echo "PASS"

@@ -6,6 +6,10 @@
 #     graph is read in two passes, path's names in a third);
 #   - path to a class the dump defines but has no instance of (the fixture's
 #     java.lang.Object): says so, exit 1, not "no path from a GC root";
+#   - path --top N: the N paths' own memory (a link names its step in 168
+#     bytes) counts against the limit: 3000 Node paths (6000 steps) need
+#     2 MB more than the graph's 33 MB, refused under --max-memory 33M
+#     (once taken regardless of it), given under 36M;
 #   - --max-memory: sizes with K/M/G; " -1", "-1", "2GB", "G", "" are usage
 #     errors (exit 2), " -1" once read as 2^64 - 1 bytes.
 #
@@ -52,6 +56,14 @@ for bad in " -1" "-1" "2GB" "G" "" " 5G" "+5G"; do
     "$HPROF" path f.hprof $CLS --max-memory "$bad" >/dev/null 2>bad.err
     expect_eq "path --max-memory '$bad': exit status" 2 $?
 done
+step "path --top N: the paths' memory within the limit"
+"$HPROF" path f.hprof $CLS --top 3000 --max-memory 33M >top.out 2>top.err
+expect_eq "path --top 3000 --max-memory 33M: exit status" 1 $?
+grep -q "^hprof: path: f.hprof: the paths of 3000 objects (6000 steps) would need 2 MB more than the graph's 33 MB; 33 MB are available (--max-memory): ask for fewer with --top$" top.err ||
+    fail "--top 3000 in 33M: $(cat top.err)"
+"$HPROF" path f.hprof $CLS --top 3000 --max-memory 36M --json >top.json 2>top.err || fail "--top 3000 in 36M exited $?"
+expect_eq "paths in 36M" 3000 "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["paths"]))' top.json)"
+
 step "path to a class without instances"
 "$HPROF" path f.hprof java.lang.Object >none.out 2>none.err
 expect_eq "path java.lang.Object: exit status" 1 $?

@@ -460,17 +460,14 @@ static uint32_t hg_cls_index(hg_load *l, hprof_id class_id)
     return k ? (uint32_t)(*k - 1) : HG_NONE;
 }
 
-/* Starts object `id` (HG_NONE when absent or already seen). */
+/* Starts object `id` (HG_NONE when absent or already seen: a repeat was
+ * counted when pass 1's ids were sorted). */
 static uint32_t hg_begin(hg_load *l, hprof_id id, uint32_t cls, uint64_t size)
 {
     hg_graph *g = l->g;
     uint32_t i = hg_find(g, id);
-    if (i == HG_NONE)
+    if (i == HG_NONE || g->estart[i] != UINT32_MAX)
         return HG_NONE;
-    if (g->estart[i] != UINT32_MAX) {
-        l->st->duplicates++;
-        return HG_NONE;
-    }
     g->estart[i] = (uint32_t)g->nedges;
     g->cls[i] = cls;
     uint64_t s8 = size / 8;

@@ -969,6 +969,43 @@ static void test_top_many(void)
     free(t.data);
 }
 
+/* Records that repeat an id (HotSpot may dump a class twice): the first
+ * kept, its edges only, and each repeat counted once: Node 0x1000 twice
+ * (the second would hold 0x1020), class C_K twice, an array twice. */
+static void test_duplicates(void)
+{
+    tb t;
+    tb_begin(&t, 8);
+    tb_node(&t, 0x1000, 0x1010, 0);
+    tb_node(&t, 0x1010, 0, 0);
+    tb_node(&t, 0x1020, 0, 0);
+    tb_node(&t, 0x1000, 0x1020, 0x1020);
+    tb_class(&t, C_K, 0, 0, 0, NULL);
+    hw_field kf[1] = {{2, HPROF_TYPE_OBJECT}};
+    tb_class(&t, C_K, 0, 0, 1, kf);
+    hprof_id el[2] = {0x1010, 0x1020};
+    hw_obj_array_dump(t.w, 0x2000, 0, C_OARR, 1, el);
+    hw_obj_array_dump(t.w, 0x2000, 0, C_OARR, 2, el);
+    tb_root(&t, 0x1000);
+    tb_root(&t, 0x2000);
+    tb_end(&t);
+    hg_load_stats st;
+    hg_graph *g = tb_load(&t, 0, &st);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_EQUAL(st.duplicates, 3);
+    CU_ASSERT_EQUAL(hg_count(g), 5 + 1 + 3 + 1); /* 5 classes of tb_begin, C_K, 3 Nodes, the array */
+    hg_dom *d = tb_dom(g);
+    CU_ASSERT_EQUAL(RET(d, g, 0x1000), 1); /* 0x1010 is also the array's */
+    CU_ASSERT_EQUAL(RET(d, g, 0x2000), 1);
+    CU_ASSERT_FALSE(hg_dom_is_reachable(d, hg_find(g, 0x1020)));
+    uint32_t nf;
+    hg_class_fields(g, hg_class_of(g, hg_find(g, 0x1000)), &nf);
+    CU_ASSERT_EQUAL(nf, 2);
+    hg_dom_free(d);
+    hg_graph_free(g);
+    free(t.data);
+}
+
 static int th_suites(void)
 {
     CU_pSuite s = CU_add_suite("heapgraph", NULL, NULL);
@@ -989,7 +1026,8 @@ static int th_suites(void)
         !CU_add_test(s, "path names of 100 k links in linear time", test_many_links) ||
         !CU_add_test(s, "super chains: cycles end, depth bounded", test_super_chains) ||
         !CU_add_test(s, "the memory limit in the first pass", test_limit_in_pass1) ||
-        !CU_add_test(s, "top 150 k objects in n log n", test_top_many))
+        !CU_add_test(s, "top 150 k objects in n log n", test_top_many) ||
+        !CU_add_test(s, "repeated ids: the first kept, counted once", test_duplicates))
         return -1;
     return 0;
 }

@@ -278,6 +278,18 @@ static void test_big_array(void)
     char err[128];
     CU_ASSERT_EQUAL(hg_paths_name(src, g, &l, 1, NULL, 0, err, sizeof err), 0);
     CU_ASSERT_STRING_EQUAL(l.field, "[2177777]");
+    /* more links than a scan each is worth: matched through a map kept
+     * across the array's parts (a part holds 2 M elements) */
+    static const uint32_t at[6] = {5, 2177777, 0, 2097152, 2097151, 2199999};
+    hg_link ls[6];
+    for (int k = 0; k < 6; k++)
+        ls[k] = (hg_link){.from = chain[0], .to = hg_find(g, el[at[k]])};
+    CU_ASSERT_EQUAL(hg_paths_name(src, g, ls, 6, NULL, 0, err, sizeof err), 0);
+    for (int k = 0; k < 6; k++) {
+        char want[16];
+        snprintf(want, sizeof want, "[%u]", at[k]);
+        CU_ASSERT_STRING_EQUAL(ls[k].field, want);
+    }
     hr_source_close(src);
     hg_paths_free(p);
     hg_dom *d = tb_dom(g);

@@ -129,7 +129,8 @@ typedef struct hg_name_ctx {
     uint32_t *trawn;
     uint8_t *ttype;
     hu_map arr;        /* to id -> link + 1, of the links that leave arr_from */
-    hprof_id arr_from; /* the object array `arr` is for, or 0 */
+    hprof_id arr_from; /* the object array `arr` is for, when arr_ok */
+    int arr_ok;
     int pass;
     int oom;
 } hg_name_ctx;
@@ -315,10 +316,10 @@ static void hg_decode_name(const uint8_t *p, uint32_t n, uint8_t type, int coder
 static int hg_name_array(hg_name_ctx *c, const hr_sub *s, uint32_t first)
 {
     const hg_graph *g = c->g;
-    if (c->arr_from != s->u.oarr.id) {
+    if (!c->arr_ok || c->arr_from != s->u.oarr.id) {
         hu_map_cleanup(&c->arr);
         hu_map_init(&c->arr);
-        c->arr_from = 0;
+        c->arr_ok = 0;
         for (uint32_t li = first; li != HG_NONE; li = c->next[li]) {
             int ins;
             if (!hu_map_upsert(&c->arr, hg_id(g, c->links[li].to), li + 1u, &ins)) {
@@ -327,6 +328,7 @@ static int hg_name_array(hg_name_ctx *c, const hr_sub *s, uint32_t first)
             }
         }
         c->arr_from = s->u.oarr.id;
+        c->arr_ok = 1;
     }
     for (uint32_t k = 0; k < s->u.oarr.count; k++) {
         hprof_id v = hr_get_id(s->u.oarr.elems + (size_t)k * c->idsz, c->idsz);

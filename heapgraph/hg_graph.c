@@ -174,11 +174,26 @@ static const char *hg_prim_name(char c)
     }
 }
 
+static int hg_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* With `dots`, slashes become dots, except the one before a hidden class's
+ * address: Class.getName()'s "a.B$$Lambda$1/0x0000000800c01000" (what
+ * stack traces and jcmd GC.class_histogram show) is the dump's
+ * "a/B$$Lambda$1+0x0000000800c01000", one class whichever is given. No
+ * identifier starts with a digit, so "/0x<hex>" is never a package. */
 static void hg_put(char *out, size_t cap, size_t *n, const char *s, size_t k, int dots)
 {
-    for (size_t i = 0; i < k; i++, (*n)++)
+    for (size_t i = 0; i < k; i++, (*n)++) {
+        char c = s[i];
+        if (dots && c == '/')
+            c = i + 3 < k && s[i + 1] == '0' && (s[i + 2] == 'x' || s[i + 2] == 'X') && hg_hex(s[i + 3]) ? '+'
+                                                                                                 : '.';
         if (*n + 1 < cap)
-            out[*n] = (dots && s[i] == '/') ? '.' : s[i];
+            out[*n] = c;
+    }
 }
 
 size_t hg_java_name(const char *vm, size_t len, char *out, size_t cap)

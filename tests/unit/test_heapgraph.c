@@ -778,6 +778,17 @@ static void test_names(void)
     CU_ASSERT_STRING_EQUAL(b, "java.lang.String");
     hg_java_name("int[]", 5, b, sizeof b);
     CU_ASSERT_STRING_EQUAL(b, "int[]");
+    /* a hidden class: the dump's spelling, Class.getName()'s, one name */
+    const char *hid[3] = {"a/B$$Lambda$1+0x0000000800c01000", "a.B$$Lambda$1/0x0000000800c01000",
+                          "a/B$$Lambda$1/0x0000000800c01000"};
+    for (int k = 0; k < 3; k++) {
+        hg_java_name(hid[k], strlen(hid[k]), b, sizeof b);
+        CU_ASSERT_STRING_EQUAL(b, "a.B$$Lambda$1+0x0000000800c01000");
+    }
+    hg_java_name("[La/B$$Lambda+0x1f;", 19, b, sizeof b);
+    CU_ASSERT_STRING_EQUAL(b, "a.B$$Lambda+0x1f[]");
+    hg_java_name("a/0xy/C", 7, b, sizeof b); /* no hex after 0x: a package */
+    CU_ASSERT_STRING_EQUAL(b, "a.0xy.C");
 }
 
 /* CPU seconds since `t0`. */

@@ -283,7 +283,27 @@ static int hg_dom_before(const hg_dom *d, uint32_t ka, uint32_t kb)
     return hg_id(d->g, d->order[ka]) < hg_id(d->g, d->order[kb]);
 }
 
-/* A bounded heap of numbers: the worst of the kept ones on top. */
+/* Moves out[i] down the heap of m numbers (the worst on top) to its place. */
+static void hg_dom_sift(const hg_dom *d, uint32_t *out, uint32_t m, uint32_t i)
+{
+    uint32_t k = out[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= m)
+            break;
+        if (c + 1 < m && hg_dom_before(d, out[c], out[c + 1]))
+            c++;
+        if (!hg_dom_before(d, k, out[c]))
+            break;
+        out[i] = out[c];
+        i = c;
+    }
+    out[i] = k;
+}
+
+/* A bounded heap of numbers: the worst of the kept ones on top; then
+ * heapsort, best first (--top goes to 1 M: an insertion sort of the heap
+ * was quadratic, 55 s for 100 k). */
 uint32_t hg_dom_top(const hg_dom *d, uint32_t n, uint32_t *out)
 {
     uint32_t m = 0;
@@ -292,9 +312,8 @@ uint32_t hg_dom_top(const hg_dom *d, uint32_t n, uint32_t *out)
     for (uint32_t k = 1; k < d->cnt; k++) {
         if (m == n && !hg_dom_before(d, k, out[0]))
             continue;
-        uint32_t i;
         if (m < n) {
-            i = m++;
+            uint32_t i = m++;
             while (i > 0 && hg_dom_before(d, out[(i - 1) / 2], k)) {
                 out[i] = out[(i - 1) / 2];
                 i = (i - 1) / 2;
@@ -302,28 +321,14 @@ uint32_t hg_dom_top(const hg_dom *d, uint32_t n, uint32_t *out)
             out[i] = k;
             continue;
         }
-        i = 0; /* replace the top, sift down */
-        for (;;) {
-            uint32_t c = 2 * i + 1;
-            if (c >= m)
-                break;
-            if (c + 1 < m && hg_dom_before(d, out[c], out[c + 1]))
-                c++;
-            if (!hg_dom_before(d, k, out[c]))
-                break;
-            out[i] = out[c];
-            i = c;
-        }
-        out[i] = k;
+        out[0] = k; /* replace the top */
+        hg_dom_sift(d, out, m, 0);
     }
-    /* heap order -> best first (insertion sort: n is small) */
-    for (uint32_t i = 1; i < m; i++) {
-        uint32_t v = out[i], j = i;
-        while (j > 0 && hg_dom_before(d, v, out[j - 1])) {
-            out[j] = out[j - 1];
-            j--;
-        }
-        out[j] = v;
+    for (uint32_t e = m; e > 1; e--) { /* the worst to the end */
+        uint32_t w = out[0];
+        out[0] = out[e - 1];
+        out[e - 1] = w;
+        hg_dom_sift(d, out, e - 1, 0);
     }
     for (uint32_t i = 0; i < m; i++)
         out[i] = d->order[out[i]];

@@ -32,6 +32,14 @@ typedef struct hg_cls {
     uint64_t count;           /* instances (pass 1) */
 } hg_cls;
 
+/* The memory budget (hg_dom.c's table): bytes per object, per reference
+ * slot and the fixed part, for dominators or for paths only. */
+#define HG_OBJ_DOM 42
+#define HG_OBJ_PATH 34
+#define HG_REF_DOM 8
+#define HG_REF_PATH 4
+#define HG_BASE_BYTES (32u << 20)
+
 typedef struct hg_rawroot {
     hprof_id id;
     uint8_t kind;
@@ -98,6 +106,9 @@ typedef struct hg_load {
     uint8_t *isloader;
     uint64_t ecap;
     uint32_t cur_arr; /* OBJ ARRAY in parts: the object its parts extend */
+    uint64_t limit;   /* bytes allowed (0: no limit), checked in pass 1 too */
+    uint64_t per_obj; /* HG_OBJ_DOM or HG_OBJ_PATH */
+    int toobig;       /* pass 1 stopped: the objects alone pass the limit */
 } hg_load;
 
 /* ------------------------------------------------------------- helpers */
@@ -163,11 +174,26 @@ static const char *hg_prim_name(char c)
     }
 }
 
+static int hg_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* With `dots`, slashes become dots, except the one before a hidden class's
+ * address: Class.getName()'s "a.B$$Lambda$1/0x0000000800c01000" (what
+ * stack traces and jcmd GC.class_histogram show) is the dump's
+ * "a/B$$Lambda$1+0x0000000800c01000", one class whichever is given. No
+ * identifier starts with a digit, so "/0x<hex>" is never a package. */
 static void hg_put(char *out, size_t cap, size_t *n, const char *s, size_t k, int dots)
 {
-    for (size_t i = 0; i < k; i++, (*n)++)
+    for (size_t i = 0; i < k; i++, (*n)++) {
+        char c = s[i];
+        if (dots && c == '/')
+            c = i + 3 < k && s[i + 1] == '0' && (s[i + 2] == 'x' || s[i + 2] == 'X') && hg_hex(s[i + 3]) ? '+'
+                                                                                                 : '.';
         if (*n + 1 < cap)
-            out[*n] = (dots && s[i] == '/') ? '.' : s[i];
+            out[*n] = c;
+    }
 }
 
 size_t hg_java_name(const char *vm, size_t len, char *out, size_t cap)
@@ -310,8 +336,17 @@ static int hg_on_record(void *ctx, const hr_record *r)
     return 0;
 }
 
+/* Pass 1 holds 8 bytes an object (16 to 24 while its array grows and is
+ * sorted), the analysis at least per_obj: once the objects read so far
+ * pass the limit the dump is refused there, before pass 1 itself takes
+ * more memory than the machine has (a dump of 500 M objects needs 21 GB;
+ * its pass 1 alone would take 8 to 12 of them before the estimate). */
 static int hg_push_id(hg_load *l, hprof_id id)
 {
+    if (l->limit && (uint64_t)(l->nids + 1) * l->per_obj + HG_BASE_BYTES > l->limit) {
+        l->toobig = 1;
+        return -1;
+    }
     if (hg_grow_sz((void **)&l->ids, &l->capids, l->nids + 1, sizeof *l->ids) != 0)
         return -1;
     l->ids[l->nids++] = id;
@@ -440,17 +475,14 @@ static uint32_t hg_cls_index(hg_load *l, hprof_id class_id)
     return k ? (uint32_t)(*k - 1) : HG_NONE;
 }
 
-/* Starts object `id` (HG_NONE when absent or already seen). */
+/* Starts object `id` (HG_NONE when absent or already seen: a repeat was
+ * counted when pass 1's ids were sorted). */
 static uint32_t hg_begin(hg_load *l, hprof_id id, uint32_t cls, uint64_t size)
 {
     hg_graph *g = l->g;
     uint32_t i = hg_find(g, id);
-    if (i == HG_NONE)
+    if (i == HG_NONE || g->estart[i] != UINT32_MAX)
         return HG_NONE;
-    if (g->estart[i] != UINT32_MAX) {
-        l->st->duplicates++;
-        return HG_NONE;
-    }
     g->estart[i] = (uint32_t)g->nedges;
     g->cls[i] = cls;
     uint64_t s8 = size / 8;
@@ -604,10 +636,26 @@ static int hg_add_cname(hg_graph *g, hg_cls *c, const char *vm, size_t len)
 }
 
 /* Names, layouts (own fields first, then the super's, as HotSpot writes
- * instance values), reference offsets and Reference.referent. */
+ * instance values), reference offsets and Reference.referent.
+ *
+ * Every class holds its whole layout, so a hostile dump's super chains cost
+ * classes x depth: a chain that comes back to a class (a class its own
+ * super, A -> B -> A) ends there, and the inherited fields of all classes
+ * together may be at most HG_LAY_DEPTH times the fields the classes
+ * declare (a JDK's dump: about 5) plus HG_LAY_SLACK; beyond, the layouts
+ * are cut and the load says so as it says a cut file (a 1 MB dump of 2000
+ * such classes once took 3 GB). */
+#define HG_LAY_DEPTH 64
+#define HG_LAY_SLACK (1u << 20)
+
 static int hg_layouts(hg_load *l)
 {
     hg_graph *g = l->g;
+    uint64_t budget = (uint64_t)HG_LAY_DEPTH * g->nownf + HG_LAY_SLACK;
+    uint32_t *seen = calloc((size_t)g->nc + 1, sizeof *seen); /* class -> i + 1 of its last walk */
+    int cut = 0, cyc = 0;
+    if (!seen)
+        return -1;
     for (uint32_t i = 0; i < g->nc; i++) {
         hg_cls *c = &g->c[i];
         uint64_t *nid = hu_map_get(&l->lc, c->id);
@@ -620,22 +668,35 @@ static int hg_layouts(hg_load *l)
         c->lay_off = g->nlay;
         c->ref_off = g->nrefoff;
         uint32_t off = 0, k = i;
-        for (uint32_t depth = 0; k != HG_NONE && depth < g->nc; depth++) {
+        while (k != HG_NONE) {
+            if (seen[k] == i + 1) {
+                cyc = 1;
+                break;
+            }
+            seen[k] = i + 1;
+            if (k != i && g->nlay + g->c[k].own_n > budget) {
+                cut = 1;
+                break;
+            }
             const hg_cls *s = &g->c[k];
             int is_ref = s->name != UINT32_MAX && strcmp(g->cnames + s->name, "java.lang.ref.Reference") == 0;
             for (uint32_t f = 0; f < s->own_n; f++) {
                 hprof_id nid = g->ownf[s->own_off + f].name;
                 uint8_t t = g->ownf[s->own_off + f].type;
-                if (hg_grow((void **)&g->lay, &g->caplay, (uint64_t)g->nlay + 1, sizeof *g->lay) != 0)
+                if (hg_grow((void **)&g->lay, &g->caplay, (uint64_t)g->nlay + 1, sizeof *g->lay) != 0) {
+                    free(seen);
                     return -1;
+                }
                 g->lay[g->nlay].name_id = nid;
                 g->lay[g->nlay].type = t;
                 g->lay[g->nlay].offset = off;
                 g->nlay++;
                 if (t == HPROF_TYPE_OBJECT) {
                     if (hg_grow((void **)&g->refoff, &g->caprefoff, (uint64_t)g->nrefoff + 1,
-                                sizeof *g->refoff) != 0)
+                                sizeof *g->refoff) != 0) {
+                        free(seen);
                         return -1;
+                    }
                     g->refoff[g->nrefoff++] = off;
                     const char *fn = hg_utf8_of(g, nid);
                     if (is_ref && fn && strcmp(fn, "referent") == 0)
@@ -648,6 +709,13 @@ static int hg_layouts(hg_load *l)
         }
         c->lay_n = g->nlay - c->lay_off;
         c->nrefs = g->nrefoff - c->ref_off;
+    }
+    free(seen);
+    if ((cut || cyc) && !l->st->problem[0]) {
+        l->st->malformed = 1;
+        snprintf(l->st->problem, sizeof l->st->problem, "%s",
+                 cut ? "super class chains too long: the inherited fields of some classes left out"
+                     : "a super class chain comes back to a class: it ends there");
     }
     /* primitive array classes, named only in LOAD CLASS when no CLASS DUMP */
     static const char desc[16] = {[HPROF_TYPE_BOOLEAN] = 'Z', [HPROF_TYPE_CHAR] = 'C',
@@ -810,10 +878,9 @@ static int hg_between(hg_load *l, uint64_t *need)
      * and 4 per edge for the predecessors: 42 bytes per object and 8 per
      * reference in all (the references counted with their nulls: an upper
      * bound). Paths need 8 more (BFS parent and queue) instead. */
-    uint64_t per_obj = l->o->for_dominators ? 42 : 34;
-    uint64_t per_edge = l->o->for_dominators ? 8 : 4;
-    *need = (uint64_t)g->n * per_obj + e * per_edge + g->capnames + g->nlay * sizeof(hg_field) +
-            g->capc * sizeof(hg_cls) + (32u << 20);
+    uint64_t per_edge = l->o->for_dominators ? HG_REF_DOM : HG_REF_PATH;
+    *need = (uint64_t)g->n * l->per_obj + e * per_edge + g->capnames + g->nlay * sizeof(hg_field) +
+            g->capc * sizeof(hg_cls) + HG_BASE_BYTES;
     return 0;
 }
 
@@ -868,7 +935,21 @@ hg_status hg_graph_load(hr_source *src, const hg_load_opts *o, hg_graph **out, h
                        .on_problem = hg_on_problem};
     hr_stats hs;
     l.pass = 1;
+    st->limit_bytes = o->max_memory ? o->max_memory : hg_mem_available();
+    l.limit = st->limit_bytes;
+    l.per_obj = o->for_dominators ? HG_OBJ_DOM : HG_OBJ_PATH;
     hr_status rs = hr_parse(src, &cb, &l, &hs);
+    if (l.toobig) {
+        char m[320];
+        st->need_bytes = (uint64_t)(l.nids + 1) * l.per_obj + HG_BASE_BYTES;
+        snprintf(m, sizeof m,
+                 "the analysis would need more than %llu MB (%zu objects read so far, %llu bytes "
+                 "each at least, and %u MB); %llu MB are available%s",
+                 (unsigned long long)(st->need_bytes >> 20), l.nids, (unsigned long long)l.per_obj,
+                 HG_BASE_BYTES >> 20, (unsigned long long)(st->limit_bytes >> 20),
+                 o->max_memory ? " (--max-memory)" : " (MemAvailable)");
+        return hg_fail(&l, out, HG_MEMORY, err, errlen, m);
+    }
     if (l.oom)
         return hg_fail(&l, out, HG_NOMEM, err, errlen, "out of memory in the first pass");
     if (rs == HR_IO || !l.g->idsz)
@@ -888,7 +969,6 @@ hg_status hg_graph_load(hr_source *src, const hg_load_opts *o, hg_graph **out, h
         return hg_fail(&l, out, HG_NOMEM, err, errlen, "out of memory between the passes");
     hg_graph *g = l.g;
     st->need_bytes = need;
-    st->limit_bytes = o->max_memory ? o->max_memory : hg_mem_available();
     if (st->limit_bytes && need > st->limit_bytes) {
         char m[256];
         snprintf(m, sizeof m,

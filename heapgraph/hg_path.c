@@ -128,6 +128,9 @@ typedef struct hg_name_ctx {
     uint8_t *traw;    /* per request: HG_RAW_MAX bytes of the array */
     uint32_t *trawn;
     uint8_t *ttype;
+    hu_map arr;        /* to id -> link + 1, of the links that leave arr_from */
+    hprof_id arr_from; /* the object array `arr` is for, when arr_ok */
+    int arr_ok;
     int pass;
     int oom;
 } hg_name_ctx;
@@ -312,6 +315,45 @@ static void hg_decode_name(const uint8_t *p, uint32_t n, uint8_t type, int coder
     out[o] = 0;
 }
 
+/* Links that leave one object array (the elements of one big collection,
+ * on the paths of `path --top N`'s targets) are named by one scan of its
+ * elements against a map of the links' targets: a scan per link was links
+ * x elements. The map is kept for the array's next parts. Of equal
+ * elements the first index names the link, as hg_name_fields does. */
+#define HG_ARRAY_LINKS 4
+
+static int hg_name_array(hg_name_ctx *c, const hr_sub *s, uint32_t first)
+{
+    const hg_graph *g = c->g;
+    if (!c->arr_ok || c->arr_from != s->u.oarr.id) {
+        hu_map_cleanup(&c->arr);
+        hu_map_init(&c->arr);
+        c->arr_ok = 0;
+        for (uint32_t li = first; li != HG_NONE; li = c->next[li]) {
+            int ins;
+            if (!hu_map_upsert(&c->arr, hg_id(g, c->links[li].to), li + 1u, &ins)) {
+                c->oom = 1;
+                return 1;
+            }
+        }
+        c->arr_from = s->u.oarr.id;
+        c->arr_ok = 1;
+    }
+    for (uint32_t k = 0; k < s->u.oarr.count; k++) {
+        hprof_id v = hr_get_id(s->u.oarr.elems + (size_t)k * c->idsz, c->idsz);
+        uint64_t *li = v ? hu_map_get(&c->arr, v) : NULL;
+        if (li && !c->links[*li - 1].field[0])
+            snprintf(c->links[*li - 1].field, HG_NAME_MAX, "[%" PRIu32 "]", s->u.oarr.first + k);
+    }
+    /* links to the same element as the one the map holds */
+    for (uint32_t li = first; li != HG_NONE; li = c->next[li]) {
+        uint64_t *m = hu_map_get(&c->arr, hg_id(g, c->links[li].to));
+        if (m && *m - 1 != li && c->links[*m - 1].field[0] && !c->links[li].field[0])
+            memcpy(c->links[li].field, c->links[*m - 1].field, HG_NAME_MAX);
+    }
+    return 0;
+}
+
 static int hg_name_sub(void *ctx, const hr_sub *s)
 {
     hg_name_ctx *c = ctx;
@@ -338,7 +380,12 @@ static int hg_name_sub(void *ctx, const hr_sub *s)
     uint64_t *k = hu_map_get(&c->from, id);
     if (!k)
         return 0;
-    for (uint32_t li = (uint32_t)(*k - 1); li != HG_NONE; li = c->next[li])
+    uint32_t first = (uint32_t)(*k - 1), nl = 0;
+    for (uint32_t li = first; li != HG_NONE && nl <= HG_ARRAY_LINKS; li = c->next[li])
+        nl++;
+    if (s->tag == HPROF_GC_OBJ_ARRAY_DUMP && nl > HG_ARRAY_LINKS)
+        return hg_name_array(c, s, first);
+    for (uint32_t li = first; li != HG_NONE; li = c->next[li])
         hg_name_fields(c, s, id, li);
     return 0;
 }
@@ -358,6 +405,7 @@ int hg_paths_name(hr_source *src, const hg_graph *g, hg_link *links, size_t nlin
     hu_map_init(&c.frec);
     hu_map_init(&c.serial);
     hu_map_init(&c.tobj);
+    hu_map_init(&c.arr);
     c.next = malloc((nlinks ? nlinks : 1) * sizeof *c.next);
     c.frame_id = calloc(nframes ? nframes : 1, sizeof *c.frame_id);
     c.tstr = calloc(nframes ? nframes : 1, sizeof *c.tstr);
@@ -383,22 +431,34 @@ int hg_paths_name(hr_source *src, const hg_graph *g, hg_link *links, size_t nlin
         c.next[i] = ins ? HG_NONE : (uint32_t)(*slot - 1);
         *slot = i + 1;
     }
-    /* each thread's object: its ROOT THREAD OBJECT (requests of one
-     * thread are found from the first: the loops run on from it) */
+    /* each thread's object: its ROOT THREAD OBJECT, the first of its
+     * serial (requests of one thread are found from the first: the loops
+     * run on from it). Through a map of serials: a scan of the roots per
+     * request was requests x roots. */
+    hu_map tserial; /* thread serial -> its thread object + 1 */
+    hu_map_init(&tserial);
+    const hg_root *rt = hg_roots(g);
+    for (uint32_t i = 0; nframes && i < hg_nroots(g); i++) {
+        int ins;
+        if (rt[i].kind == HPROF_GC_ROOT_THREAD_OBJ && rt[i].thread &&
+            !hu_map_upsert(&tserial, rt[i].thread, (uint64_t)rt[i].obj + 1, &ins)) {
+            hu_map_cleanup(&tserial);
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+    }
     for (size_t k = 0; k < nframes; k++) {
         frames[k].text[0] = frames[k].thread_name[0] = 0;
         c.tcoder[k] = -1;
-        const hg_root *r = hg_roots(g);
-        for (uint32_t i = 0; i < hg_nroots(g); i++)
-            if (r[i].kind == HPROF_GC_ROOT_THREAD_OBJ && r[i].thread == frames[k].thread && frames[k].thread) {
-                int ins;
-                if (!hu_map_upsert(&c.tobj, hg_id(g, r[i].obj), k + 1, &ins)) {
-                    snprintf(err, errlen, "out of memory");
-                    goto out;
-                }
-                break;
-            }
+        uint64_t *tob = frames[k].thread ? hu_map_get(&tserial, frames[k].thread) : NULL;
+        int ins;
+        if (tob && !hu_map_upsert(&c.tobj, hg_id(g, (uint32_t)(*tob - 1)), k + 1, &ins)) {
+            hu_map_cleanup(&tserial);
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
     }
+    hu_map_cleanup(&tserial);
     if (hr_source_rewind(src) != 0) {
         snprintf(err, errlen, "the input cannot be read again (a pipe?)");
         goto out;
@@ -455,7 +515,13 @@ int hg_paths_name(hr_source *src, const hg_graph *g, hg_link *links, size_t nlin
                 hg_decode_name(c.traw + k * HG_RAW_MAX, c.trawn[k], c.ttype[k], c.tcoder[k],
                                frames[k].thread_name, sizeof frames[k].thread_name);
     }
-    /* what no field holds: the pseudo-references of the graph */
+    /* what no field holds: the pseudo-references of the graph. A class
+     * object's class is found through a map (built when some link needs
+     * it): a scan of the classes per link was links x classes, and most
+     * paths of an application's objects begin at its loader's <classes>. */
+    hu_map clsof; /* class object index -> class index + 1 */
+    hu_map_init(&clsof);
+    int clsof_built = 0;
     for (size_t i = 0; i < nlinks; i++) {
         hg_link *l = &links[i];
         if (l->field[0])
@@ -465,11 +531,24 @@ int hg_paths_name(hr_source *src, const hg_graph *g, hg_link *links, size_t nlin
             hg_set(l, "<class>");
             continue;
         }
-        for (uint32_t k = 0; k < hg_nclasses(g) && !l->field[0]; k++)
-            if (hg_class_obj(g, k) == l->to && hg_class_loader(g, k) == hg_id(g, l->from))
-                hg_set(l, "<classes>");
+        if (hg_is_class(g, l->to) && !clsof_built) {
+            for (uint32_t k = 0; k < hg_nclasses(g); k++) {
+                int ins;
+                if (hg_class_obj(g, k) != HG_NONE &&
+                    !hu_map_upsert(&clsof, hg_class_obj(g, k), k + 1u, &ins)) {
+                    hu_map_cleanup(&clsof);
+                    snprintf(err, errlen, "out of memory");
+                    goto out;
+                }
+            }
+            clsof_built = 1;
+        }
+        uint64_t *k = hg_is_class(g, l->to) ? hu_map_get(&clsof, l->to) : NULL;
+        if (k && hg_class_loader(g, (uint32_t)(*k - 1)) == hg_id(g, l->from))
+            hg_set(l, "<classes>");
         hg_set(l, "?");
     }
+    hu_map_cleanup(&clsof);
     for (size_t k = 0; k < nframes; k++) {
         uint64_t *fi = c.frame_id[k] ? hu_map_get(&c.frec, c.frame_id[k]) : NULL;
         if (!fi)
@@ -496,6 +575,7 @@ out:
     hu_map_cleanup(&c.frec);
     hu_map_cleanup(&c.serial);
     hu_map_cleanup(&c.tobj);
+    hu_map_cleanup(&c.arr);
     free(c.tstr);
     free(c.tarr);
     free(c.tcoder);

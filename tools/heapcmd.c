@@ -17,7 +17,13 @@
 static hr_source *heapcmd_open(const char *path, int *fd, int *err)
 {
     if (strcmp(path, "-") == 0) {
+        /* the graph is read in two passes (and path names its steps in a
+         * third): a pipe is refused now, not after a whole first pass */
         *fd = -1;
+        if (lseek(0, 0, SEEK_CUR) < 0) {
+            *err = ESPIPE;
+            return NULL;
+        }
         return hr_source_fd(0, err);
     }
     *fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -55,7 +61,11 @@ hg_graph *heapcmd_load(const char *cmd, const char *path, const hg_load_opts *o,
     *status = 1;
     *src = heapcmd_open(path, fd, &err);
     if (!*src) {
-        fprintf(stderr, "hprof: %s: cannot open %s: %s\n", cmd, path, strerror(err));
+        if (err == ESPIPE)
+            fprintf(stderr, "hprof: %s: the standard input is a pipe; the analysis reads the dump "
+                            "more than once: give a file (or '- < FILE')\n", cmd);
+        else
+            fprintf(stderr, "hprof: %s: cannot open %s: %s\n", cmd, path, strerror(err));
         return NULL;
     }
     char msg[512];
@@ -112,8 +122,10 @@ uint64_t heapcmd_parse_size(const char *s)
 {
     char *end;
     errno = 0;
+    if (*s < '0' || *s > '9') /* strtoull would take " -1" as 2^64 - 1 */
+        return 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *s == '-')
+    if (errno || end == s)
         return 0;
     uint64_t mul = 1;
     if (*end == 'K' || *end == 'k')

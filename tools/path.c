@@ -218,11 +218,17 @@ int path_main(int argc, char **argv)
             status = 1;
             goto out;
         }
+        if (!ncand && !unreached) { /* not "no path": nothing to find one to */
+            fprintf(stderr, "hprof: path: class %s has no instances in %s\n", want, path);
+            status = 1;
+            goto out;
+        }
         qsort_r(cand, ncand, sizeof *cand, path_bigger, (void *)g);
     }
     /* the targets with a path, their chains and links in one array each */
-    t = calloc(topn, sizeof *t);
-    fr = calloc(topn, sizeof *fr);
+    uint32_t nmax = topn < ncand ? topn : ncand;
+    t = calloc(nmax ? nmax : 1, sizeof *t);
+    fr = calloc(nmax ? nmax : 1, sizeof *fr);
     if (!t || !fr)
         goto oom;
     size_t total = 0;
@@ -241,8 +247,23 @@ int path_main(int argc, char **argv)
         nt++;
     }
     if (unreached)
-        fprintf(stderr, "hprof: path: note: %" PRIu32 " instances of %s are not reachable%s\n", unreached,
-                what, o.strong_only ? " through strong references" : "");
+        fprintf(stderr, "hprof: path: note: %" PRIu32 " instance%s of %s %s not reachable%s\n", unreached,
+                unreached == 1 ? "" : "s", what, unreached == 1 ? "is" : "are",
+                o.strong_only ? " through strong references" : "");
+    /* the graph's estimate did not know --top: a link names its step in
+     * HG_NAME_MAX bytes, a thread its frame and name in two more */
+    uint64_t extra = (uint64_t)total * (sizeof *chain + sizeof *links) +
+                     (uint64_t)nmax * (sizeof *t + sizeof *fr);
+    if (st.limit_bytes && st.need_bytes + extra > st.limit_bytes) {
+        fprintf(stderr,
+                "hprof: path: %s: the paths of %" PRIu32 " objects (%zu steps) would need %" PRIu64
+                " MB more than the graph's %" PRIu64 " MB; %" PRIu64 " MB are available%s: ask for fewer "
+                "with --top\n",
+                path, nt, total, (extra + (1u << 20) - 1) >> 20, (st.need_bytes + (1u << 20) - 1) >> 20,
+                st.limit_bytes >> 20, o.max_memory ? " (--max-memory)" : " (MemAvailable)");
+        status = 1;
+        goto out;
+    }
     chain = malloc((total ? total : 1) * sizeof *chain);
     links = calloc(total ? total : 1, sizeof *links);
     if (!chain || !links)

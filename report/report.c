@@ -242,42 +242,6 @@ static void rp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, 
         qsort(base, n, size, cmp);
 }
 
-/* Columns from "key|label|type" strings. */
-static void rp_columns(rj *j, const char *const *spec, size_t n)
-{
-    rj_key(j, "columns");
-    rj_arr(j);
-    for (size_t i = 0; i < n; i++) {
-        const char *a = strchr(spec[i], '|'), *b = a ? strchr(a + 1, '|') : NULL;
-        if (!b)
-            continue;
-        rj_obj(j);
-        rj_key(j, "key");
-        rj_str(j, spec[i], (size_t)(a - spec[i]));
-        rj_key(j, "label");
-        rj_str(j, a + 1, (size_t)(b - a - 1));
-        rj_key(j, "type");
-        rj_cstr(j, b + 1);
-        rj_obj_end(j);
-    }
-    rj_arr_end(j);
-}
-
-static void rp_table_head(rj *j, const char *id, const char *title, const char *note,
-                          const char *const *cols, size_t ncols)
-{
-    rj_obj(j);
-    rj_key(j, "id");
-    rj_cstr(j, id);
-    rj_key(j, "title");
-    rj_cstr(j, title);
-    rj_key(j, "note");
-    rj_cstr(j, note);
-    rp_columns(j, cols, ncols);
-    rj_key(j, "rows");
-    rj_arr(j);
-}
-
 /* How many rows to write, and the note saying the rest were left out. */
 static size_t rp_cap_rows(const rp *p, size_t n, const char *note, char *buf, size_t cap)
 {
@@ -386,7 +350,7 @@ static void rp_sites_table(rp *p, rm_model *m)
     snprintf(base, sizeof base, "%slive columns as of the last GC%s%s", est,
              m->sites_live_note ? ": " : "", m->sites_live_note ? m->sites_live_note : "");
     size_t n = rp_cap_rows(p, m->nsites, base, note, sizeof note);
-    rp_table_head(j, "sites", title, note, cols, 9);
+    rj_table_head(j, "sites", title, note, cols, 9);
     uint64_t whole = m->sites_by_alloc ? m->sites_total[2] : m->sites_total[0];
     uint64_t acc = 0;
     for (size_t i = 0; i < n; i++) {
@@ -420,7 +384,7 @@ static void rp_cpu_table(rp *p, rm_model *m)
     snprintf(title, sizeof title, "CPU SAMPLES (total = %" PRIu64 ", every record summed)",
              m->cpu_total);
     size_t n = rp_cap_rows(p, m->ncpu, NULL, note, sizeof note);
-    rp_table_head(j, "cpu-samples", title, note[0] ? note : NULL, cols, 6);
+    rj_table_head(j, "cpu-samples", title, note[0] ? note : NULL, cols, 6);
     uint64_t acc = 0;
     for (size_t i = 0; i < n; i++) {
         acc += m->cpu[i].count;
@@ -456,7 +420,7 @@ static void rp_times_table(rp *p, rm_model *m)
                                                 "in the JDK 5-8 layout"
                                               : NULL,
                            note, sizeof note);
-    rp_table_head(j, "cpu-times", title, note[0] ? note : NULL, cols, 8);
+    rj_table_head(j, "cpu-times", title, note[0] ? note : NULL, cols, 8);
     uint64_t acc = 0;
     for (size_t i = 0; i < n; i++) {
         const rm_time *r = &m->times[i];
@@ -496,7 +460,7 @@ static void rp_monitor_table(rp *p, rm_model *m)
              " ms waited); %" PRIu64 " monitors in MONITOR DUMPs",
              m->waits, m->waiteds, m->waited_ms, m->monitor_dumps);
     size_t n = rp_cap_rows(p, m->nmonitors, base, note, sizeof note);
-    rp_table_head(j, "monitor-time", title, note, cols, 6);
+    rj_table_head(j, "monitor-time", title, note, cols, 6);
     uint64_t acc = 0;
     for (size_t i = 0; i < n; i++) {
         const rm_monitor *r = &m->monitors[i];
@@ -524,7 +488,7 @@ static void rp_mdump_table(rp *p, const rm_model *m)
     char note[160];
     snprintf(note, sizeof note, "%" PRIu32 " threads in the dump; owner 0: unowned",
              m->mdump_threads);
-    rp_table_head(j, "monitor-dump", "MONITOR DUMP (the last)", note, cols, 5);
+    rj_table_head(j, "monitor-dump", "MONITOR DUMP (the last)", note, cols, 5);
     for (size_t i = 0; i < m->nmdump && i < p->max_rows; i++) {
         const rm_mdump *d = &m->mdump[i];
         rj_arr(j);
@@ -584,7 +548,7 @@ static void rp_heap_tables(rp *p, rm_model *m)
                            "shallow sizes as HotSpot counts them (12-byte header, 4-byte "
                            "references, 8-byte alignment), as hprof histo",
                            note, sizeof note);
-    rp_table_head(j, "histogram", "Heap histogram (every heap dump)", note, hcols, 4);
+    rj_table_head(j, "histogram", "Heap histogram (every heap dump)", note, hcols, 4);
     for (size_t i = 0; i < n; i++) {
         rj_arr(j);
         rj_u64(j, i + 1);
@@ -597,7 +561,7 @@ static void rp_heap_tables(rp *p, rm_model *m)
     rj_obj_end(j);
     free(hr);
     static const char *const rcols[] = {"kind|kind|text", "count|count|int"};
-    rp_table_head(j, "roots", "GC roots by kind", NULL, rcols, 2);
+    rj_table_head(j, "roots", "GC roots by kind", NULL, rcols, 2);
     for (unsigned t = 0; t < 256; t++) {
         if (!m->roots[t])
             continue;
@@ -621,7 +585,7 @@ static void rp_summary_table(rp *p, const rm_model *m)
     rj *j = p->j;
     static const char *const cols[] = {"live_bytes|live bytes|int", "live_objs|live objs|int",
                                        "alloc_bytes|alloc bytes|int", "alloc_objs|alloc objs|int"};
-    rp_table_head(j, "heap-summary", "HEAP SUMMARY (the last of each file, summed)", NULL, cols, 4);
+    rj_table_head(j, "heap-summary", "HEAP SUMMARY (the last of each file, summed)", NULL, cols, 4);
     rj_arr(j);
     for (int k = 0; k < 4; k++)
         rj_u64(j, m->summary[k]);
@@ -697,7 +661,7 @@ static void rp_diff_table(rp *p, int histo)
     char note[256];
     size_t k = rp_cap_rows(p, n, "names normalized (hidden-class addresses, lambda counters)", note,
                            sizeof note);
-    rp_table_head(j, histo ? "histogram-diff" : "sites-diff",
+    rj_table_head(j, histo ? "histogram-diff" : "sites-diff",
                   histo ? "Heap histogram by class: instances, BASE and NEW"
                         : "Sites by class: allocated bytes, BASE and NEW",
                   note, cols, 4);

@@ -323,3 +323,41 @@ const char *rj_text(const rj *j, size_t *len)
     *len = j->len;
     return j->buf ? j->buf : "";
 }
+
+/* ---------------------------------------------------- the report's TABLE */
+
+/* Columns from "key|label|type" strings. */
+static void rj_columns(rj *j, const char *const *spec, size_t n)
+{
+    rj_key(j, "columns");
+    rj_arr(j);
+    for (size_t i = 0; i < n; i++) {
+        const char *a = strchr(spec[i], '|'), *b = a ? strchr(a + 1, '|') : NULL;
+        if (!b)
+            continue;
+        rj_obj(j);
+        rj_key(j, "key");
+        rj_str(j, spec[i], (size_t)(a - spec[i]));
+        rj_key(j, "label");
+        rj_str(j, a + 1, (size_t)(b - a - 1));
+        rj_key(j, "type");
+        rj_cstr(j, b + 1);
+        rj_obj_end(j);
+    }
+    rj_arr_end(j);
+}
+
+void rj_table_head(rj *j, const char *id, const char *title, const char *note,
+                   const char *const *cols, size_t ncols)
+{
+    rj_obj(j);
+    rj_key(j, "id");
+    rj_cstr(j, id);
+    rj_key(j, "title");
+    rj_cstr(j, title);
+    rj_key(j, "note");
+    rj_cstr(j, note);
+    rj_columns(j, cols, ncols);
+    rj_key(j, "rows");
+    rj_arr(j);
+}

@@ -49,4 +49,10 @@ uint64_t rj_clamped(const rj *j);
 /* The text so far (not NUL-terminated; valid until the next call). */
 const char *rj_text(const rj *j, size_t *len);
 
+/* Opens a TABLE of the report data (docs/report.md): {"id", "title", "note",
+ * "columns" from "key|label|type" strings, then "rows": [ left open; the
+ * caller writes the rows and closes with rj_arr_end and rj_obj_end. */
+void rj_table_head(rj *j, const char *id, const char *title, const char *note,
+                   const char *const *cols, size_t ncols);
+
 #endif

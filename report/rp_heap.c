@@ -526,41 +526,6 @@ fail:
 
 /* ------------------------------------------------------------------ JSON */
 
-static void rp_heap_columns(rj *j, const char *const *spec, size_t n)
-{
-    rj_key(j, "columns");
-    rj_arr(j);
-    for (size_t i = 0; i < n; i++) {
-        const char *a = strchr(spec[i], '|'), *b = a ? strchr(a + 1, '|') : NULL;
-        if (!b)
-            continue;
-        rj_obj(j);
-        rj_key(j, "key");
-        rj_str(j, spec[i], (size_t)(a - spec[i]));
-        rj_key(j, "label");
-        rj_str(j, a + 1, (size_t)(b - a - 1));
-        rj_key(j, "type");
-        rj_cstr(j, b + 1);
-        rj_obj_end(j);
-    }
-    rj_arr_end(j);
-}
-
-static void rp_heap_head(rj *j, const char *id, const char *title, const char *note,
-                         const char *const *cols, size_t ncols)
-{
-    rj_obj(j);
-    rj_key(j, "id");
-    rj_cstr(j, id);
-    rj_key(j, "title");
-    rj_cstr(j, title);
-    rj_key(j, "note");
-    rj_cstr(j, note);
-    rp_heap_columns(j, cols, ncols);
-    rj_key(j, "rows");
-    rj_arr(j);
-}
-
 void rp_heap_write_tables(const rp_heap *h, rj *j)
 {
     if (!h || !h->d)
@@ -580,7 +545,7 @@ void rp_heap_write_tables(const rp_heap *h, rj *j)
     static const char *const ocols[] = {
         "id|id|text", "class|class|text", "shallow|shallow bytes|int", "retained|retained bytes|int",
         "retained_objects|retained objects|int", "share|share of heap|pct"};
-    rp_heap_head(j, "retained-objects", "Objects by retained size (top 20)", note, ocols, 6);
+    rj_table_head(j, "retained-objects", "Objects by retained size (top 20)", note, ocols, 6);
     for (uint32_t k = 0; k < h->ntop; k++) {
         uint32_t i = h->top[k];
         rj_arr(j);
@@ -598,7 +563,7 @@ void rp_heap_write_tables(const rp_heap *h, rj *j)
     static const char *const ccols[] = {"class|class|text", "instances|instances|int",
                                         "shallow|shallow bytes|int", "retained|retained bytes|int",
                                         "share|share of heap|pct"};
-    rp_heap_head(j, "retained-classes", "Classes by retained size of their instances (top 20)",
+    rj_table_head(j, "retained-classes", "Classes by retained size of their instances (top 20)",
                  "what a class's reachable instances retain together, each object counted once "
                  "(the minimum MAT calculates for a class's retained heap)",
                  ccols, 5);

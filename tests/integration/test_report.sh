@@ -136,6 +136,19 @@ PY
     done
     expect_eq "SitesDemo text vs binary" "same 4 flames 1 tables" "$($RC same sa$V.json sb$V.json SitesDemo)"
 
+    step "the SitesDemo page in headless Chromium: the site classes with their shares, zoom"
+    "$HPROF" report sb$V.prof -o sites$V.html || fail "hprof report -o failed"
+    bounds() { # FLAME NAME: the share the data gives, +-0.5 points, as MIN:MAX
+        $RC through sb$V.json "$1" "$2" | awk '{ printf "%.2f:%.2f", 100 * $1 - 0.5, 100 * $1 + 0.5 }'
+    }
+    node "$SRC/tests/report/check_report.js" sites$V.html \
+        --flame alloc-bytes --frame "SitesDemo\$Item:$(bounds alloc-bytes 'SitesDemo$Item')" \
+        --frame "SitesDemo.makeItems:$(bounds alloc-bytes SitesDemo.makeItems)" --zoom SitesDemo.makeItems \
+        --flame alloc-objects --frame "SitesDemo\$Garbage:$(bounds alloc-objects 'SitesDemo$Garbage')" \
+        --flame live-objects --no-frame "SitesDemo\$Garbage" \
+        --text "SitesDemo\$Item" --screenshot shot-sites$V.png >checks$V.out 2>checks$V.err ||
+        fail "the sites page in Chromium: $(cat checks$V.err)"
+
     step "sample=: the sites are estimates, and say so"
     jrun ss$V 0 no "$A=heap=sites,sample=4096,cutoff=0,file=$WORK/ss$V.prof" -cp classes SitesDemo 3 500 4 100
     report ss$V.json ss$V.prof

@@ -113,6 +113,9 @@ def main(a):
     cmd = a[0]
     if cmd == "through":
         print("%.4f" % through(load(a[1]), a[2], a[3]))
+    elif cmd == "count":  # FLAME NAME: the counts of every stack through NAME
+        fl = flame(load(a[1]), a[2])
+        print(sum(w for p, _, w in tree(fl, load(a[1])["names"], "self") if a[3] in p))
     elif cmd == "ratio":
         d = load(a[1])
         x, y = through(d, a[2], a[3]), through(d, a[2], a[4])

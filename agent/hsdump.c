@@ -1,0 +1,370 @@
+/*
+ * hsdump.c: heap=dump through HotSpot's own dumper (see hsdump.h): the JNI
+ * call of the GC.heap_dump diagnostic command, the temporary name, and the
+ * delivery of HotSpot's file into the agent's output (file, text, socket).
+ */
+#include "hsdump.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "convert/convert.h"
+#include "hprof/hprof_format.h"
+#include "hprof/hr_reader.h"
+#include "hprof/hw_writer.h"
+#include "jx.h"
+#include "out.h"
+#include "print.h"
+
+#define HS_RECORD_MAX (1u << 30) /* largest record body streamed (HotSpot cuts
+                                    its segments far smaller) */
+
+int hs_wanted(void)
+{
+    return g_hp.o.heap_dump && !g_hp.o.heap_sites;
+}
+
+void hs_wait_idle(jvmtiEnv *j)
+{
+    while (g_hp.hs_busy)
+        (*j)->RawMonitorWait(j, g_hp.dump_lock, 0); /* an interrupt: look again */
+}
+
+/* The message of the pending exception (cleared), into msg. */
+static void hs_exception(JNIEnv *env, char *msg, size_t cap)
+{
+    jthrowable ex = (*env)->ExceptionOccurred(env);
+    (*env)->ExceptionClear(env);
+    snprintf(msg, cap, "a Java exception");
+    if (!ex)
+        return;
+    jclass oc = (*env)->FindClass(env, "java/lang/Object");
+    jmethodID ts = oc ? (*env)->GetMethodID(env, oc, "toString", "()Ljava/lang/String;") : NULL;
+    jstring s = ts ? (*env)->CallObjectMethod(env, ex, ts) : NULL;
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        return;
+    }
+    const char *c = s ? (*env)->GetStringUTFChars(env, s, NULL) : NULL;
+    if (c) {
+        snprintf(msg, cap, "%s", c);
+        (*env)->ReleaseStringUTFChars(env, s, c);
+    }
+}
+
+/* The HotSpotDiagnosticMXBean (java.lang.management's platform bean), a
+ * global ref, kept. NULL with msg set. */
+static jobject hs_bean(JNIEnv *env, char *msg, size_t cap)
+{
+    if (g_hp.hs_mbean)
+        return g_hp.hs_mbean;
+    jclass mf = (*env)->FindClass(env, "java/lang/management/ManagementFactory");
+    jclass hc = mf ? (*env)->FindClass(env, "com/sun/management/HotSpotDiagnosticMXBean") : NULL;
+    jmethodID get = hc ? (*env)->GetStaticMethodID(env, mf, "getPlatformMXBean",
+                                                   "(Ljava/lang/Class;)Ljava/lang/management/PlatformManagedObject;")
+                       : NULL;
+    jobject b = get ? (*env)->CallStaticObjectMethod(env, mf, get, hc) : NULL;
+    if ((*env)->ExceptionCheck(env)) {
+        hs_exception(env, msg, cap);
+        return NULL;
+    }
+    if (!b) {
+        snprintf(msg, cap, "this JVM has no HotSpotDiagnosticMXBean (module jdk.management)");
+        return NULL;
+    }
+    g_hp.hs_mbean = (*env)->NewGlobalRef(env, b);
+    if (!g_hp.hs_mbean)
+        snprintf(msg, cap, "out of memory");
+    return g_hp.hs_mbean;
+}
+
+/* HotSpotDiagnosticMXBean.dumpHeap(path, live). Returns 0, or -1 with the
+ * reason in msg. Called without any agent lock. */
+static int hs_call(JNIEnv *env, const char *path, int live, char *msg, size_t cap)
+{
+    int rc = -1;
+    msg[0] = 0;
+    if ((*env)->PushLocalFrame(env, 16) != 0) {
+        (*env)->ExceptionClear(env);
+        snprintf(msg, cap, "out of memory");
+        return -1;
+    }
+    jobject b = hs_bean(env, msg, cap);
+    jclass hc = b ? (*env)->FindClass(env, "com/sun/management/HotSpotDiagnosticMXBean") : NULL;
+    jmethodID dh = hc ? (*env)->GetMethodID(env, hc, "dumpHeap", "(Ljava/lang/String;Z)V") : NULL;
+    jstring p = dh ? (*env)->NewStringUTF(env, path) : NULL;
+    if (p)
+        (*env)->CallVoidMethod(env, b, dh, p, live ? JNI_TRUE : JNI_FALSE);
+    if ((*env)->ExceptionCheck(env))
+        hs_exception(env, msg, cap);
+    else if (p)
+        rc = 0;
+    else if (!msg[0])
+        snprintf(msg, cap, "HotSpotDiagnosticMXBean.dumpHeap was not found");
+    (*env)->PopLocalFrame(env, NULL);
+    return rc;
+}
+
+static const char *hs_tmproot(void)
+{
+    const char *dir = getenv("TMPDIR");
+    return dir && *dir ? dir : "/tmp";
+}
+
+/* A private directory (mode 0700) for HotSpot's file: in `near`'s
+ * directory, so that a rename puts the dump in place without a copy, or in
+ * $TMPDIR when the dump is only read (text, socket, conversion). HotSpot
+ * gets a name there that does not exist yet (JDK 17 refuses an existing
+ * file; -overwrite would follow a link someone put there). */
+static int hs_tmpdir(const char *near, char *dir, size_t cap)
+{
+    int n;
+    if (near) {
+        const char *slash = strrchr(near, '/');
+        if (!slash)
+            n = snprintf(dir, cap, ".hprof-dump.XXXXXX");
+        else
+            n = snprintf(dir, cap, "%.*s/.hprof-dump.XXXXXX", (int)(slash - near), near);
+    } else {
+        n = snprintf(dir, cap, "%s/hprof-dump.XXXXXX", hs_tmproot());
+    }
+    if (n < 0 || (size_t)n >= cap) {
+        hp_error("heap dump: the name of its temporary directory is too long");
+        return -1;
+    }
+    if (!mkdtemp(dir)) {
+        hp_error("heap dump: cannot create a temporary directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The dump at `path` into the text output (format=a): HEAP DUMP BEGIN ...
+ * END and the TRACE blocks of its thread roots. */
+static int hs_render_text(const char *path)
+{
+    hp_out *o = out_dump_begin();
+    if (!o)
+        return 0; /* the output is closed: nothing to do */
+    int rc = -1, err = 0;
+    hr_source *src = hr_source_file(path, &err);
+    FILE *f = src ? out_dump_text(o) : NULL;
+    if (!src)
+        hp_error("heap dump: cannot read %s: %s", path, strerror(err));
+    if (f) {
+        char msg[256];
+        int pe = print_heap_dumps(src, f, PRINT_HEAP_TRACES, msg, sizeof msg);
+        int oe = out_dump_text_close(o, f);
+        if (pe && !oe)
+            hp_error("heap dump: the text of the dump is incomplete: %s", msg);
+        rc = pe || oe ? -1 : 0;
+    }
+    if (src)
+        hr_source_close(src);
+    out_dump_end(o);
+    return rc;
+}
+
+static int hs_read_all(int fd, uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return r < 0 ? errno : EPROTO;
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* The records of the dump at `path` (ids of the output's size), after its
+ * header, down the output's stream (net=, a FIFO). */
+static int hs_stream(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        hp_error("heap dump: cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    hp_out *o = out_dump_begin();
+    if (!o) {
+        close(fd);
+        return 0;
+    }
+    hw_writer *w = out_dump_writer(o);
+    uint8_t h[HPROF_HEADER_SIZE];
+    uint8_t *body = NULL;
+    size_t cap = 0;
+    int e = hs_read_all(fd, h, sizeof h), open_dump = 0;
+    if (!e && (memcmp(h, HPROF_MAGIC_1_0_2, HPROF_MAGIC_LEN + 1) != 0 ||
+               hr_get_u4(h + HPROF_MAGIC_LEN + 1) != hw_writer_id_size(w)))
+        e = EPROTO;
+    while (!e) {
+        uint8_t rh[HPROF_RECORD_HEADER_SIZE];
+        ssize_t r = read(fd, rh, 1);
+        if (r == 0)
+            break; /* the end of the file */
+        if (r < 0) {
+            e = errno == EINTR ? 0 : errno;
+            continue;
+        }
+        if ((e = hs_read_all(fd, rh + 1, sizeof rh - 1)) != 0)
+            break;
+        uint32_t len = hr_get_u4(rh + 5);
+        if (len > HS_RECORD_MAX) {
+            e = EFBIG;
+            break;
+        }
+        if (len > cap) {
+            uint8_t *nb = realloc(body, len);
+            if (!nb) {
+                e = ENOMEM;
+                break;
+            }
+            body = nb;
+            cap = len;
+        }
+        if ((e = hs_read_all(fd, body, len)) != 0)
+            break;
+        if (rh[0] == HPROF_TAG_HEAP_DUMP_SEGMENT || rh[0] == HPROF_TAG_HEAP_DUMP) {
+            if (!open_dump)
+                hw_heap_begin(w);
+            open_dump = 1;
+            hw_heap_segment_raw(w, body, len);
+        } else if (rh[0] == HPROF_TAG_HEAP_DUMP_END) {
+            if (!open_dump)
+                hw_heap_begin(w);
+            hw_heap_end(w);
+            open_dump = 0;
+        } else {
+            hw_raw_record(w, rh[0], body, len);
+        }
+        if (hw_writer_error(w))
+            break; /* reported by out_dump_end, naming the output */
+    }
+    if (open_dump)
+        hw_heap_end(w); /* a well-formed prefix */
+    free(body);
+    close(fd);
+    out_dump_end(o);
+    if (e)
+        hp_error("heap dump: reading HotSpot's dump %s failed: %s", path,
+                 e == EPROTO ? "not an HPROF 1.0.2 file with the output's id size" : strerror(e));
+    return e || hw_writer_error(w) ? -1 : 0;
+}
+
+/* HotSpot's file `tmp` becomes `dest`: by the output's rules, force=n
+ * never replaces anything (link fails on an existing name). */
+static int hs_place(const char *tmp, const char *dest)
+{
+    int r;
+    if (g_hp.o.force) {
+        r = rename(tmp, dest);
+    } else {
+        r = link(tmp, dest);
+        if (r == 0)
+            unlink(tmp);
+    }
+    if (r != 0)
+        hp_error("heap dump: cannot create %s: %s", dest, strerror(errno));
+    return r ? -1 : 0;
+}
+
+/* idsize=4: `tmp` converted into `dest` (names renumbered: HotSpot's are
+ * addresses). */
+static int hs_convert4(const char *tmp, const char *dest)
+{
+    convert_options co;
+    convert_options_init(&co);
+    co.id_size = 4;
+    co.renumber = 1;
+    convert_stats cs;
+    char msg[512];
+    if (convert_file(tmp, dest, &co, &cs, msg, sizeof msg) != 0) {
+        hp_error("heap dump: converting it to 4-byte ids into %s failed: %s", dest, msg);
+        return -1;
+    }
+    return 0;
+}
+
+int hs_dump(jvmtiEnv *j, JNIEnv *env)
+{
+    if (!env)
+        return -1;
+    hs_wait_idle(j);
+    uint32_t nth = ++g_hp.heap_dumps;
+    int text = !g_hp.o.binary, stream = !text && (g_hp.net_fd >= 0 || out_dump_streamed());
+    int own = !text && !stream && nth == 1 && out_dumps_only(); /* the output itself */
+    int conv = !text && g_hp.o.id_size == 4;
+    char dest[sizeof g_hp.outname + 16] = "";
+    if (!text && !stream) {
+        if (own)
+            snprintf(dest, sizeof dest, "%s", g_hp.outname);
+        else
+            snprintf(dest, sizeof dest, "%s.%u", g_hp.outname, nth);
+    }
+    char dir[sizeof g_hp.outname + 64], path[sizeof dir + 16], conv_path[sizeof dir + 16] = "";
+    if (hs_tmpdir(dest[0] && !conv ? dest : NULL, dir, sizeof dir) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/heap.hprof", dir);
+
+    /* at VM death no GC may be asked for (agent.c): every object is
+     * dumped, as of the GC forced when the exit began */
+    int live = !(__atomic_load_n(&g_hp.exiting, __ATOMIC_ACQUIRE) || g_hp.dying);
+    char msg[1024];
+    g_hp.hs_busy = 1;
+    jx_unlock(j, g_hp.dump_lock); /* no agent lock across the dump */
+    int rc = hs_call(env, path, live, msg, sizeof msg);
+    jx_lock(j, g_hp.dump_lock);
+    g_hp.hs_busy = 0;
+    (*j)->RawMonitorNotifyAll(j, g_hp.dump_lock);
+
+    struct stat st;
+    if (rc != 0 || stat(path, &st) != 0 || st.st_size < (off_t)HPROF_HEADER_SIZE) {
+        hp_error("heap dump: HotSpot's dumper (HotSpotDiagnosticMXBean.dumpHeap) made no dump: %s",
+                 msg[0] ? msg : "no reason given");
+        rc = -1;
+        goto done;
+    }
+    const char *src = path;
+    if (conv && !dest[0]) { /* read back: converted beside it first */
+        snprintf(conv_path, sizeof conv_path, "%s/heap4.hprof", dir);
+        if ((rc = hs_convert4(path, conv_path)) != 0)
+            goto done;
+        src = conv_path;
+    }
+    if (text) {
+        rc = hs_render_text(src);
+    } else if (stream) {
+        rc = hs_stream(src);
+    } else {
+        if (own && out_yield() != 0) {
+            rc = -1;
+            goto done;
+        }
+        rc = conv ? hs_convert4(path, dest) : hs_place(path, dest);
+        if (rc == 0 && !own)
+            hp_info(" (heap dump %u: %s)", nth, dest);
+    }
+done:
+    unlink(path);
+    if (conv_path[0])
+        unlink(conv_path);
+    rmdir(dir);
+    return rc;
+}
+
+void hs_cleanup(JNIEnv *env)
+{
+    if (env && g_hp.hs_mbean)
+        (*env)->DeleteGlobalRef(env, g_hp.hs_mbean);
+    g_hp.hs_mbean = NULL;
+}

@@ -1,0 +1,52 @@
+/*
+ * hsdump.h: heap=dump through HotSpot's own dumper (docs/heap-dump.md).
+ *
+ * With heap=dump alone (heap=all keeps the JVMTI walk of heapdump.h, whose
+ * ids are tags that join each object to its allocation trace), every heap
+ * dump (SIGQUIT, jcmd JVMTI.data_dump, VM death, net= DUMP HEAP) is made by
+ * the JVM: the agent calls the GC.heap_dump diagnostic command through its
+ * MBean (com.sun.management:type=DiagnosticCommand, operation gcHeapDump)
+ * over JNI, with -parallel=<CPUs> on JDK 21+, into a fresh temporary name
+ * (JDK 17's dumper refuses an existing file), and then:
+ *  - format=b, a file holding heap dumps alone: the first dump becomes the
+ *    output file itself (renamed over it), dump n > 1 is <output>.<n>;
+ *  - format=b with other records in the output (cpu=, monitor=,
+ *    shape=original): dump n is <output>.<n> (n = 1, 2 ...); the output
+ *    keeps the agent's own records (HotSpot's serial numbers are its own:
+ *    its records cannot share a file with the agent's);
+ *  - idsize=4: the file is converted (convert/, names renumbered);
+ *  - format=a: rendered by tools/print.c into the text output, with the
+ *    dump's TRACE blocks (HotSpot's serials: 1, 2 ... never the agent's
+ *    300000+);
+ *  - net=: the dump's records (after HotSpot's header) go down the socket,
+ *    as each dump did before (the front end splits them).
+ * The objects are those reachable (HotSpot's "live" dump, which begins
+ * with a full GC), except at VM death: collectors may be stopped then, so
+ * no GC is asked for (-all): the GC the agent forces when the exit begins
+ * (our shutdown hook, agent.c) stands for it. The agent tags nothing in
+ * this mode: object ids are HotSpot's (addresses).
+ *
+ * Locking: called under dump_lock, which it releases across the JNI call
+ * (a heap dump waits for a safepoint and runs Java code); meanwhile
+ * hs_busy() is set and every other dump waits for it (hs_wait_idle).
+ */
+#ifndef HPROF_HSDUMP_H
+#define HPROF_HSDUMP_H
+
+#include <jvmti.h>
+
+/* Whether heap dumps are HotSpot's (heap=dump without heap=sites). */
+int hs_wanted(void);
+
+/* Waits (releasing dump_lock, which the caller holds) until no HotSpot
+ * dump is in progress. */
+void hs_wait_idle(jvmtiEnv *j);
+
+/* One heap dump; caller holds dump_lock (released and taken again inside).
+ * Returns 0, or -1 after an HPROF ERROR. */
+int hs_dump(jvmtiEnv *j, JNIEnv *env);
+
+/* Drops the cached MBean reference (VM death, after the last dump). */
+void hs_cleanup(JNIEnv *env);
+
+#endif

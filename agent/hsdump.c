@@ -21,6 +21,7 @@
 #include "jx.h"
 #include "out.h"
 #include "print.h"
+#include "redact/redact.h"
 
 #define HS_RECORD_MAX (1u << 30) /* largest record body streamed (HotSpot cuts
                                     its segments far smaller) */
@@ -278,6 +279,20 @@ static int hs_place(const char *tmp, const char *dest)
     return r ? -1 : 0;
 }
 
+/* redact=y: `in` with every primitive value zeroed and every String's
+ * bytes '*' (the library `hprof redact` uses) into `out`. */
+static int hs_redact(const char *in, const char *out)
+{
+    redact_opts ro;
+    memset(&ro, 0, sizeof ro);
+    redact *r = redact_init(&ro);
+    int rc = r ? redact_file(r, in, out) : -1;
+    if (rc != 0)
+        hp_error("heap dump: redacting it failed: %s", r ? redact_error(r) : "out of memory");
+    redact_cleanup(r);
+    return rc;
+}
+
 /* idsize=4: `tmp` converted into `dest` (names renumbered: HotSpot's are
  * addresses). */
 static int hs_convert4(const char *tmp, const char *dest)
@@ -311,8 +326,9 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
         else
             snprintf(dest, sizeof dest, "%s.%u", g_hp.outname, nth);
     }
-    char dir[sizeof g_hp.outname + 64], path[sizeof dir + 16], conv_path[sizeof dir + 16] = "";
-    if (hs_tmpdir(dest[0] && !conv ? dest : NULL, dir, sizeof dir) != 0)
+    char dir[sizeof g_hp.outname + 64], path[sizeof dir + 32];
+    char conv_path[sizeof path] = "", red_path[sizeof path] = "";
+    if (hs_tmpdir(dest[0] ? dest : NULL, dir, sizeof dir) != 0)
         return -1;
     snprintf(path, sizeof path, "%s/heap.hprof", dir);
 
@@ -329,15 +345,26 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
 
     struct stat st;
     if (rc != 0 || stat(path, &st) != 0 || st.st_size < (off_t)HPROF_HEADER_SIZE) {
-        hp_error("heap dump: HotSpot's dumper (HotSpotDiagnosticMXBean.dumpHeap) made no dump: %s",
-                 msg[0] ? msg : "no reason given");
+        const char *why = msg[0] ? msg : "no reason given";
+        hp_error("heap dump: HotSpot's dumper (HotSpotDiagnosticMXBean.dumpHeap) made no dump: %s", why);
+        /* and the output says so: no reader takes its absence for a dump */
+        out_message("HPROF ERROR: heap dump %u: HotSpot's dumper made no dump: %s", nth, why);
         rc = -1;
         goto done;
     }
+    /* each step from one file of the private directory to the next */
     const char *src = path;
-    if (conv && !dest[0]) { /* read back: converted beside it first */
-        snprintf(conv_path, sizeof conv_path, "%s/heap4.hprof", dir);
-        if ((rc = hs_convert4(path, conv_path)) != 0)
+    if (g_hp.o.redact) {
+        snprintf(red_path, sizeof red_path, "%s/heap-redacted.hprof", dir);
+        rc = hs_redact(src, red_path);
+        unlink(path); /* the values are gone from the disk at once */
+        if (rc != 0)
+            goto done;
+        src = red_path;
+    }
+    if (conv) {
+        snprintf(conv_path, sizeof conv_path, "%s/heap-id4.hprof", dir);
+        if ((rc = hs_convert4(src, conv_path)) != 0)
             goto done;
         src = conv_path;
     }
@@ -350,7 +377,7 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
             rc = -1;
             goto done;
         }
-        rc = conv ? hs_convert4(path, dest) : hs_place(path, dest);
+        rc = hs_place(src, dest);
         if (rc == 0 && !own)
             hp_info(" (heap dump %u: %s)", nth, dest);
     }
@@ -358,6 +385,8 @@ done:
     unlink(path);
     if (conv_path[0])
         unlink(conv_path);
+    if (red_path[0])
+        unlink(red_path);
     rmdir(dir);
     return rc;
 }

@@ -132,6 +132,7 @@ typedef struct hp_agent {
      * dumps wait on it, notified when it ends); its MBean (global ref) */
     int hs_busy;
     jobject hs_mbean;
+    uint32_t hs_trace_base; /* format=a: the next dump's trace numbers start after it */
     /* sampled allocations: interval in bytes, 0 = every allocation */
     uint64_t sample_bytes;
     volatile int alloc_on;

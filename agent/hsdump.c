@@ -21,6 +21,7 @@
 #include "jx.h"
 #include "out.h"
 #include "print.h"
+#include "traces.h"
 #include "redact/redact.h"
 
 #define HS_RECORD_MAX (1u << 30) /* largest record body streamed (HotSpot cuts
@@ -146,6 +147,103 @@ static int hs_tmpdir(const char *near, char *dir, size_t cap)
     return 0;
 }
 
+/* format=a: the text of every dump of a run is one file, where each TRACE
+ * number means one stack; HotSpot numbers its traces 1, 2 ... in each dump.
+ * So its thread traces become base + n (unique in the run), and its empty
+ * trace, which every object names, the agent's own (HP_TRACE_SERIAL0):
+ * patched in place in the private copy, at the offsets the reader gives. */
+#define HS_TRACE_BASE 1000000000u
+
+typedef struct hs_renum {
+    int fd;
+    unsigned idsz;
+    uint32_t base, max;
+    int err;
+} hs_renum;
+
+/* `serial` at `at` becomes its number in the run; with `ref`, a reference
+ * to HotSpot's empty trace becomes one to the agent's */
+static void hs_patch(hs_renum *r, uint64_t at, uint32_t serial, int ref)
+{
+    uint32_t v = ref && serial == 1 ? HP_TRACE_SERIAL0 : r->base + serial;
+    if (serial > r->max)
+        r->max = serial;
+    uint8_t b[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    if (!r->err && pwrite(r->fd, b, 4, (off_t)at) != 4)
+        r->err = errno ? errno : EIO;
+}
+
+static int hs_renum_header(void *ctx, const hr_header *h)
+{
+    ((hs_renum *)ctx)->idsz = h->id_size;
+    return 0;
+}
+
+static int hs_renum_record(void *ctx, const hr_record *rec)
+{
+    hs_renum *r = ctx;
+    /* a TRACE's own number: HotSpot's empty one stays a block of its own
+     * (no object names it now), printed once like every other */
+    if (rec->tag == HPROF_TAG_TRACE && !rec->malformed)
+        hs_patch(r, rec->offset + HPROF_RECORD_HEADER_SIZE, rec->u.trace.trace_serial, 0);
+    return r->err;
+}
+
+static int hs_renum_sub(void *ctx, const hr_sub *s)
+{
+    hs_renum *r = ctx;
+    uint64_t at = s->offset + 1 + r->idsz; /* every dump's trace follows its id */
+    if (s->part)
+        return 0; /* a later part of an OBJECT ARRAY DUMP: patched with its first */
+    switch (s->tag) {
+    case HPROF_GC_ROOT_THREAD_OBJ:
+        hs_patch(r, at + 4, s->u.root.frame, 1); /* after the thread serial */
+        break;
+    case HPROF_GC_CLASS_DUMP:
+        hs_patch(r, at, s->u.cls.trace_serial, 1);
+        break;
+    case HPROF_GC_INSTANCE_DUMP:
+        hs_patch(r, at, s->u.inst.trace_serial, 1);
+        break;
+    case HPROF_GC_OBJ_ARRAY_DUMP:
+        hs_patch(r, at, s->u.oarr.trace_serial, 1);
+        break;
+    case HPROF_GC_PRIM_ARRAY_DUMP:
+        hs_patch(r, at, s->u.parr.trace_serial, 1);
+        break;
+    default:
+        break;
+    }
+    return r->err;
+}
+
+static int hs_renumber(const char *path)
+{
+    hs_renum r = {.fd = open(path, O_RDWR | O_CLOEXEC), .idsz = 8};
+    r.base = g_hp.hs_trace_base ? g_hp.hs_trace_base : HS_TRACE_BASE;
+    int err = 0;
+    hr_source *src = r.fd >= 0 ? hr_source_fd(r.fd, &err) : NULL;
+    if (!src) {
+        hp_error("heap dump: cannot read %s: %s", path, strerror(err ? err : errno));
+        if (r.fd >= 0)
+            close(r.fd);
+        return -1;
+    }
+    hr_callbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.on_header = hs_renum_header;
+    cb.on_record = hs_renum_record;
+    cb.on_sub = hs_renum_sub;
+    hr_stats stats;
+    hr_parse(src, &cb, &r, &stats);
+    hr_source_close(src);
+    close(r.fd);
+    g_hp.hs_trace_base = r.base + r.max + 1;
+    if (r.err)
+        hp_error("heap dump: numbering its traces in %s failed: %s", path, strerror(r.err));
+    return r.err ? -1 : 0;
+}
+
 /* The dump at `path` into the text output (format=a): HEAP DUMP BEGIN ...
  * END and the TRACE blocks of its thread roots. */
 static int hs_render_text(const char *path)
@@ -158,6 +256,8 @@ static int hs_render_text(const char *path)
     FILE *f = src ? out_dump_text(o) : NULL;
     if (!src)
         hp_error("heap dump: cannot read %s: %s", path, strerror(err));
+    if (f)
+        out_dump_trace(o, trace_at(1)); /* the empty trace of every object */
     if (f) {
         char msg[256];
         int pe = print_heap_dumps(src, f, PRINT_HEAP_TRACES, msg, sizeof msg);
@@ -369,7 +469,7 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
         src = conv_path;
     }
     if (text) {
-        rc = hs_render_text(src);
+        rc = hs_renumber(src) == 0 ? hs_render_text(src) : -1;
     } else if (stream) {
         rc = hs_stream(src);
     } else {

@@ -141,7 +141,8 @@ static int hs_tmpdir(const char *near, char *dir, size_t cap)
         return -1;
     }
     if (!mkdtemp(dir)) {
-        hp_error("heap dump: cannot create a temporary directory %s: %s", dir, strerror(errno));
+        hp_error("heap dump: cannot create a temporary directory %s: %s%s", dir, strerror(errno),
+                 near ? "" : " (set TMPDIR to a writable directory with room for the dump)");
         return -1;
     }
     return 0;
@@ -362,21 +363,60 @@ static int hs_stream(const char *path)
     return e || hw_writer_error(w) ? -1 : 0;
 }
 
-/* HotSpot's file `tmp` becomes `dest`: by the output's rules, force=n
- * never replaces anything (link fails on an existing name). */
-static int hs_place(const char *tmp, const char *dest)
+/* HotSpot's file `tmp` becomes `dest`, by the output's rules (hw_writer.h:
+ * no symbolic link, no other user's file, no hard link; force=n creates
+ * only): `dest` is first opened by them, then replaced by a rename, or, a
+ * FIFO or a device, written into. `own`: dest is the agent's output, which
+ * passed them at start-up. */
+static int hs_place(const char *tmp, const char *dest, int own)
 {
-    int r;
-    if (g_hp.o.force) {
-        r = rename(tmp, dest);
-    } else {
-        r = link(tmp, dest);
-        if (r == 0)
-            unlink(tmp);
-    }
-    if (r != 0)
+    if (own) {
+        if (rename(tmp, dest) == 0)
+            return 0;
         hp_error("heap dump: cannot create %s: %s", dest, strerror(errno));
-    return r ? -1 : 0;
+        return -1;
+    }
+    int err = 0;
+    char why[256];
+    int fd = hw_file_create(dest, g_hp.o.force ? 0 : HW_FILE_NEW, &err, why, sizeof why);
+    if (fd < 0) {
+        hp_error("heap dump: cannot create %s: %s", dest, why);
+        return -1;
+    }
+    struct stat st;
+    int rc = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (rename(tmp, dest) != 0) {
+            hp_error("heap dump: cannot create %s: %s", dest, strerror(errno));
+            rc = -1;
+        }
+    } else { /* a FIFO, /dev/null: the bytes go into it */
+        int in = open(tmp, O_RDONLY | O_CLOEXEC);
+        static char buf[1 << 16];
+        ssize_t n = in < 0 ? -1 : 0;
+        while (in >= 0 && (n = read(in, buf, sizeof buf)) > 0) {
+            for (ssize_t off = 0; off < n;) {
+                ssize_t w = write(fd, buf + off, (size_t)(n - off));
+                if (w < 0 && errno == EINTR)
+                    continue;
+                if (w <= 0) {
+                    n = -1;
+                    break;
+                }
+                off += w;
+            }
+            if (n < 0)
+                break;
+        }
+        if (n < 0) {
+            hp_error("heap dump: writing %s failed: %s", dest, strerror(errno));
+            rc = -1;
+        }
+        if (in >= 0)
+            close(in);
+    }
+    close(fd);
+    return rc;
 }
 
 /* redact=y: `in` with every primitive value zeroed and every String's
@@ -477,7 +517,7 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
             rc = -1;
             goto done;
         }
-        rc = hs_place(src, dest);
+        rc = hs_place(src, dest, own);
         if (rc == 0 && !own)
             hp_info(" (heap dump %u: %s)", nth, dest);
     }

@@ -592,6 +592,8 @@ static void hp_start_live(jvmtiEnv *j, JNIEnv *env)
         tm_start(j);
     if (g_hp.o.monitor)
         mon_start(j);
+    if (hs_wanted())
+        hs_init(env); /* before any dump: see hsdump.h */
     if (g_hp.net_fd >= 0)
         lsn_start(j, env);
     if (g_hp.o.heap_sites) {

@@ -52,6 +52,7 @@
 #include "hu_map.h"
 #include "opts.h"
 #include "vec.h"
+#include "hsdump.h"
 
 #define HP_TAG_CLASS (1ULL << 62)
 #define HP_TAG_IS_CLASS(t) (((t) & HP_TAG_CLASS) != 0)
@@ -131,7 +132,7 @@ typedef struct hp_agent {
     /* hsdump.c: HotSpot's dumper is at work (dump_lock released: other
      * dumps wait on it, notified when it ends); its MBean (global ref) */
     int hs_busy;
-    jobject hs_mbean;
+    hs_state hs;
     uint32_t hs_trace_base; /* format=a: the next dump's trace numbers start after it */
     /* sampled allocations: interval in bytes, 0 = every allocation */
     uint64_t sample_bytes;

@@ -38,79 +38,141 @@ void hs_wait_idle(jvmtiEnv *j)
         (*j)->RawMonitorWait(j, g_hp.dump_lock, 0); /* an interrupt: look again */
 }
 
-/* The message of the pending exception (cleared), into msg. */
+/* The pending exception's message (cleared) into msg, without allocating:
+ * at VM death a collector may be stopped (ZGC), and an allocation that
+ * waits for it waits forever. Throwable.getMessage returns a field. */
 static void hs_exception(JNIEnv *env, char *msg, size_t cap)
 {
     jthrowable ex = (*env)->ExceptionOccurred(env);
     (*env)->ExceptionClear(env);
-    snprintf(msg, cap, "a Java exception");
-    if (!ex)
-        return;
-    jclass oc = (*env)->FindClass(env, "java/lang/Object");
-    jmethodID ts = oc ? (*env)->GetMethodID(env, oc, "toString", "()Ljava/lang/String;") : NULL;
-    jstring s = ts ? (*env)->CallObjectMethod(env, ex, ts) : NULL;
+    const hs_state *h = &g_hp.hs;
+    const char *kind = !ex ? "an error"
+                       : h->oom && (*env)->IsInstanceOf(env, ex, h->oom) ? "java.lang.OutOfMemoryError"
+                       : h->ioe && (*env)->IsInstanceOf(env, ex, h->ioe) ? "java.io.IOException"
+                                                                        : "a Java exception";
+    jstring m = ex && h->get_message ? (*env)->CallObjectMethod(env, ex, h->get_message) : NULL;
     if ((*env)->ExceptionCheck(env)) {
         (*env)->ExceptionClear(env);
-        return;
+        m = NULL;
     }
-    const char *c = s ? (*env)->GetStringUTFChars(env, s, NULL) : NULL;
-    if (c) {
-        snprintf(msg, cap, "%s", c);
-        (*env)->ReleaseStringUTFChars(env, s, c);
-    }
+    const char *c = m ? (*env)->GetStringUTFChars(env, m, NULL) : NULL;
+    snprintf(msg, cap, "%s%s%s", kind, c ? ": " : "", c ? c : "");
+    if (c)
+        (*env)->ReleaseStringUTFChars(env, m, c);
+    if (ex)
+        (*env)->DeleteLocalRef(env, ex);
 }
 
-/* The HotSpotDiagnosticMXBean (java.lang.management's platform bean), a
- * global ref, kept. NULL with msg set. */
-static jobject hs_bean(JNIEnv *env, char *msg, size_t cap)
+static jobject hs_global_class(JNIEnv *env, const char *name)
 {
-    if (g_hp.hs_mbean)
-        return g_hp.hs_mbean;
-    jclass mf = (*env)->FindClass(env, "java/lang/management/ManagementFactory");
+    jclass k = (*env)->FindClass(env, name);
+    jobject g = k ? (*env)->NewGlobalRef(env, k) : NULL;
+    if ((*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
+    return g;
+}
+
+/* The directory of every dump's private directory: the output's, so that
+ * a rename puts a dump in place without a copy, or $TMPDIR when the dump is
+ * only read (text, a socket or a FIFO). */
+static const char *hs_tmproot(void);
+
+int hs_init(JNIEnv *env)
+{
+    hs_state *h = &g_hp.hs;
+    if (!env || h->ready)
+        return h->ready ? 0 : -1;
+    char msg[512] = "";
+    if ((*env)->PushLocalFrame(env, 32) != 0) {
+        (*env)->ExceptionClear(env);
+        hp_error("heap dump: out of memory preparing HotSpot's dumper");
+        return -1;
+    }
+    int binfile = g_hp.o.binary && g_hp.net_fd < 0 && !out_dump_streamed();
+    char root[sizeof h->dir];
+    const char *slash = strrchr(g_hp.outname, '/');
+    if (!binfile)
+        snprintf(root, sizeof root, "%s", hs_tmproot());
+    else if (slash)
+        snprintf(root, sizeof root, "%.*s", (int)(slash - g_hp.outname), g_hp.outname);
+    else
+        snprintf(root, sizeof root, ".");
+    /* a name nobody can guess, made once: the Java String of the dump's
+     * path is made now, so that a dump allocates nothing in the heap */
+    unsigned long rnd = 0;
+    FILE *ur = fopen("/dev/urandom", "re");
+    if (!ur || fread(&rnd, sizeof rnd, 1, ur) != 1)
+        rnd = (unsigned long)hp_now_ns() * 0x9e3779b97f4a7c15ULL;
+    if (ur)
+        fclose(ur);
+    int n = snprintf(h->dir, sizeof h->dir, "%s/%shprof-dump.%ld.%016lx", root, binfile ? "." : "",
+                     (long)getpid(), rnd);
+    n = n < 0 || (size_t)n >= sizeof h->dir ? -1
+        : snprintf(h->path, sizeof h->path, "%s/heap.hprof", h->dir);
+    if (n < 0 || (size_t)n >= sizeof h->path) {
+        hp_error("heap dump: the name of its temporary directory in %s is too long", root);
+        goto out;
+    }
+    h->oom = hs_global_class(env, "java/lang/OutOfMemoryError");
+    h->ioe = hs_global_class(env, "java/io/IOException");
+    jclass tc = (*env)->FindClass(env, "java/lang/Throwable");
+    h->get_message = tc ? (*env)->GetMethodID(env, tc, "getMessage", "()Ljava/lang/String;") : NULL;
+    /* the HotSpotDiagnosticMXBean (java.lang.management's platform bean) */
+    jclass mf = tc ? (*env)->FindClass(env, "java/lang/management/ManagementFactory") : NULL;
     jclass hc = mf ? (*env)->FindClass(env, "com/sun/management/HotSpotDiagnosticMXBean") : NULL;
     jmethodID get = hc ? (*env)->GetStaticMethodID(env, mf, "getPlatformMXBean",
                                                    "(Ljava/lang/Class;)Ljava/lang/management/PlatformManagedObject;")
                        : NULL;
     jobject b = get ? (*env)->CallStaticObjectMethod(env, mf, get, hc) : NULL;
+    /* its native dumpHeap0(String, boolean): the public dumpHeap adds only
+     * a check of the name's suffix, in Java code that allocates */
+    jclass bc = b && !(*env)->ExceptionCheck(env) ? (*env)->GetObjectClass(env, b) : NULL;
+    h->dump0 = bc ? (*env)->GetMethodID(env, bc, "dumpHeap0", "(Ljava/lang/String;Z)V") : NULL;
+    /* HotSpot links a native method at its first call, and the lookup
+     * allocates (a String): a first call at VM death under ZGC would wait
+     * forever. A call with no file links it now and fails at once
+     * (NullPointerException, checked first by the JVM's DumpHeap0). */
+    if (h->dump0) {
+        (*env)->CallVoidMethod(env, b, h->dump0, NULL, JNI_FALSE);
+        if ((*env)->ExceptionCheck(env))
+            (*env)->ExceptionClear(env);
+    }
+    jstring p = h->dump0 ? (*env)->NewStringUTF(env, h->path) : NULL;
     if ((*env)->ExceptionCheck(env)) {
-        hs_exception(env, msg, cap);
-        return NULL;
+        hs_exception(env, msg, sizeof msg);
+    } else if (!p) {
+        snprintf(msg, sizeof msg, "this JVM has no HotSpotDiagnosticMXBean.dumpHeap0 (module jdk.management)");
+    } else {
+        h->bean = (*env)->NewGlobalRef(env, b);
+        h->jpath = (*env)->NewGlobalRef(env, p);
+        h->ready = h->bean && h->jpath;
+        if (!h->ready)
+            snprintf(msg, sizeof msg, "out of memory");
     }
-    if (!b) {
-        snprintf(msg, cap, "this JVM has no HotSpotDiagnosticMXBean (module jdk.management)");
-        return NULL;
-    }
-    g_hp.hs_mbean = (*env)->NewGlobalRef(env, b);
-    if (!g_hp.hs_mbean)
-        snprintf(msg, cap, "out of memory");
-    return g_hp.hs_mbean;
+    if (!h->ready)
+        hp_error("heap dump: HotSpot's dumper cannot be called: %s; heap=dump makes no dump", msg);
+out:
+    (*env)->PopLocalFrame(env, NULL);
+    return h->ready ? 0 : -1;
 }
 
-/* HotSpotDiagnosticMXBean.dumpHeap(path, live). Returns 0, or -1 with the
- * reason in msg. Called without any agent lock. */
-static int hs_call(JNIEnv *env, const char *path, int live, char *msg, size_t cap)
+/* HotSpot's dump into h->path. Returns 0, or -1 with the reason in msg.
+ * Called without any agent lock; allocates nothing in the Java heap (but
+ * the exception of a failure). */
+static int hs_call(JNIEnv *env, int live, char *msg, size_t cap)
 {
-    int rc = -1;
+    const hs_state *h = &g_hp.hs;
     msg[0] = 0;
-    if ((*env)->PushLocalFrame(env, 16) != 0) {
-        (*env)->ExceptionClear(env);
-        snprintf(msg, cap, "out of memory");
+    if (!h->ready) {
+        snprintf(msg, cap, "it could not be prepared at start-up (see the error then)");
         return -1;
     }
-    jobject b = hs_bean(env, msg, cap);
-    jclass hc = b ? (*env)->FindClass(env, "com/sun/management/HotSpotDiagnosticMXBean") : NULL;
-    jmethodID dh = hc ? (*env)->GetMethodID(env, hc, "dumpHeap", "(Ljava/lang/String;Z)V") : NULL;
-    jstring p = dh ? (*env)->NewStringUTF(env, path) : NULL;
-    if (p)
-        (*env)->CallVoidMethod(env, b, dh, p, live ? JNI_TRUE : JNI_FALSE);
-    if ((*env)->ExceptionCheck(env))
+    (*env)->CallVoidMethod(env, h->bean, h->dump0, h->jpath, live ? JNI_TRUE : JNI_FALSE);
+    if ((*env)->ExceptionCheck(env)) {
         hs_exception(env, msg, cap);
-    else if (p)
-        rc = 0;
-    else if (!msg[0])
-        snprintf(msg, cap, "HotSpotDiagnosticMXBean.dumpHeap was not found");
-    (*env)->PopLocalFrame(env, NULL);
-    return rc;
+        return -1;
+    }
+    return 0;
 }
 
 static const char *hs_tmproot(void)
@@ -119,33 +181,19 @@ static const char *hs_tmproot(void)
     return dir && *dir ? dir : "/tmp";
 }
 
-/* A private directory (mode 0700) for HotSpot's file: in `near`'s
- * directory, so that a rename puts the dump in place without a copy, or in
- * $TMPDIR when the dump is only read (text, socket, conversion). HotSpot
- * gets a name there that does not exist yet (JDK 17 refuses an existing
- * file; -overwrite would follow a link someone put there). */
-static int hs_tmpdir(const char *near, char *dir, size_t cap)
+/* The dump's private directory (mode 0700), made for each dump and removed
+ * after it: HotSpot gets a name there that does not exist yet (JDK 17
+ * refuses an existing file; -overwrite would follow a link someone put
+ * there). */
+static int hs_mkdir(const char *dir)
 {
-    int n;
-    if (near) {
-        const char *slash = strrchr(near, '/');
-        if (!slash)
-            n = snprintf(dir, cap, ".hprof-dump.XXXXXX");
-        else
-            n = snprintf(dir, cap, "%.*s/.hprof-dump.XXXXXX", (int)(slash - near), near);
-    } else {
-        n = snprintf(dir, cap, "%s/hprof-dump.XXXXXX", hs_tmproot());
-    }
-    if (n < 0 || (size_t)n >= cap) {
-        hp_error("heap dump: the name of its temporary directory is too long");
-        return -1;
-    }
-    if (!mkdtemp(dir)) {
-        hp_error("heap dump: cannot create a temporary directory %s: %s%s", dir, strerror(errno),
-                 near ? "" : " (set TMPDIR to a writable directory with room for the dump)");
-        return -1;
-    }
-    return 0;
+    if (mkdir(dir, 0700) == 0)
+        return 0;
+    hp_error("heap dump: cannot create a temporary directory %s: %s%s", dir, strerror(errno),
+             g_hp.o.binary && g_hp.net_fd < 0 && !out_dump_streamed()
+                 ? ""
+                 : " (set TMPDIR to a writable directory with room for the dump)");
+    return -1;
 }
 
 /* format=a: the text of every dump of a run is one file, where each TRACE
@@ -466,11 +514,10 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
         else
             snprintf(dest, sizeof dest, "%s.%u", g_hp.outname, nth);
     }
-    char dir[sizeof g_hp.outname + 64], path[sizeof dir + 32];
-    char conv_path[sizeof path] = "", red_path[sizeof path] = "";
-    if (hs_tmpdir(dest[0] ? dest : NULL, dir, sizeof dir) != 0)
+    const char *dir = g_hp.hs.dir, *path = g_hp.hs.path;
+    char conv_path[sizeof g_hp.hs.path + 16] = "", red_path[sizeof conv_path] = "";
+    if (hs_mkdir(dir) != 0)
         return -1;
-    snprintf(path, sizeof path, "%s/heap.hprof", dir);
 
     /* at VM death no GC may be asked for (agent.c): every object is
      * dumped, as of the GC forced when the exit began */
@@ -478,7 +525,7 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
     char msg[1024];
     g_hp.hs_busy = 1;
     jx_unlock(j, g_hp.dump_lock); /* no agent lock across the dump */
-    int rc = hs_call(env, path, live, msg, sizeof msg);
+    int rc = hs_call(env, live, msg, sizeof msg);
     jx_lock(j, g_hp.dump_lock);
     g_hp.hs_busy = 0;
     (*j)->RawMonitorNotifyAll(j, g_hp.dump_lock);
@@ -533,7 +580,12 @@ done:
 
 void hs_cleanup(JNIEnv *env)
 {
-    if (env && g_hp.hs_mbean)
-        (*env)->DeleteGlobalRef(env, g_hp.hs_mbean);
-    g_hp.hs_mbean = NULL;
+    hs_state *h = &g_hp.hs;
+    jobject *refs[] = {&h->bean, &h->jpath, &h->oom, &h->ioe};
+    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
+        if (env && *refs[i])
+            (*env)->DeleteGlobalRef(env, *refs[i]);
+        *refs[i] = NULL;
+    }
+    h->ready = 0;
 }

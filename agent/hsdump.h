@@ -35,8 +35,28 @@
 
 #include <jvmti.h>
 
+/* What a dump needs, made once at start-up (hs_init): at VM death a
+ * collector may be stopped (ZGC, Shenandoah), and a Java allocation then
+ * waits for it forever, so a dump loads no class and allocates nothing.
+ * Lives in g_hp (agent.h). */
+typedef struct hs_state {
+    int ready;
+    jobject bean;       /* the HotSpotDiagnosticMXBean (global ref) */
+    jmethodID dump0;    /* its native dumpHeap0(String, boolean) */
+    jobject jpath;      /* the Java String of `path` (global ref) */
+    jobject oom, ioe;   /* OutOfMemoryError, IOException (global refs) */
+    jmethodID get_message; /* Throwable.getMessage */
+    char dir[4200];     /* the private directory, made and removed per dump */
+    char path[4224];    /* dir/heap.hprof: HotSpot's file */
+} hs_state;
+
 /* Whether heap dumps are HotSpot's (heap=dump without heap=sites). */
 int hs_wanted(void);
+
+/* Prepares hs_state (VMInit, or the attach): the bean, its method, the
+ * path and its Java String. Returns 0, or -1 after an HPROF ERROR (every
+ * dump then fails with a message). */
+int hs_init(JNIEnv *env);
 
 /* Waits (releasing dump_lock, which the caller holds) until no HotSpot
  * dump is in progress. */
@@ -46,7 +66,7 @@ void hs_wait_idle(jvmtiEnv *j);
  * Returns 0, or -1 after an HPROF ERROR. */
 int hs_dump(jvmtiEnv *j, JNIEnv *env);
 
-/* Drops the cached MBean reference (VM death, after the last dump). */
+/* Drops hs_state's references (VM death, after the last dump). */
 void hs_cleanup(JNIEnv *env);
 
 #endif

@@ -592,8 +592,10 @@ static void hp_start_live(jvmtiEnv *j, JNIEnv *env)
         tm_start(j);
     if (g_hp.o.monitor)
         mon_start(j);
-    if (hs_wanted())
-        hs_init(env); /* before any dump: see hsdump.h */
+    /* ZGC, Shenandoah: a dump at VM death cannot prepare itself then
+     * (hsdump.h); other collectors' dumps do at their first */
+    if (hs_wanted() && g_hp.gc_no_force)
+        hs_init(env);
     if (g_hp.net_fd >= 0)
         lsn_start(j, env);
     if (g_hp.o.heap_sites) {

@@ -89,6 +89,7 @@ int hs_init(JNIEnv *env)
         return -1;
     }
     int binfile = g_hp.o.binary && g_hp.net_fd < 0 && !out_dump_streamed();
+    h->in_tmp = !binfile;
     char root[sizeof h->dir];
     const char *slash = strrchr(g_hp.outname, '/');
     if (!binfile)
@@ -163,10 +164,6 @@ static int hs_call(JNIEnv *env, int live, char *msg, size_t cap)
 {
     const hs_state *h = &g_hp.hs;
     msg[0] = 0;
-    if (!h->ready) {
-        snprintf(msg, cap, "it could not be prepared at start-up (see the error then)");
-        return -1;
-    }
     (*env)->CallVoidMethod(env, h->bean, h->dump0, h->jpath, live ? JNI_TRUE : JNI_FALSE);
     if ((*env)->ExceptionCheck(env)) {
         hs_exception(env, msg, cap);
@@ -190,8 +187,7 @@ static int hs_mkdir(const char *dir)
     if (mkdir(dir, 0700) == 0)
         return 0;
     hp_error("heap dump: cannot create a temporary directory %s: %s%s", dir, strerror(errno),
-             g_hp.o.binary && g_hp.net_fd < 0 && !out_dump_streamed()
-                 ? ""
+             !g_hp.hs.in_tmp ? ""
                  : " (set TMPDIR to a writable directory with room for the dump)");
     return -1;
 }
@@ -516,16 +512,20 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
     }
     const char *dir = g_hp.hs.dir, *path = g_hp.hs.path;
     char conv_path[sizeof g_hp.hs.path + 16] = "", red_path[sizeof conv_path] = "";
-    if (hs_mkdir(dir) != 0)
-        return -1;
 
     /* at VM death no GC may be asked for (agent.c): every object is
      * dumped, as of the GC forced when the exit began */
     int live = !(__atomic_load_n(&g_hp.exiting, __ATOMIC_ACQUIRE) || g_hp.dying);
     char msg[1024];
     g_hp.hs_busy = 1;
-    jx_unlock(j, g_hp.dump_lock); /* no agent lock across the dump */
-    int rc = hs_call(env, live, msg, sizeof msg);
+    jx_unlock(j, g_hp.dump_lock); /* no agent lock across Java code and the dump */
+    int rc = -1;
+    if (hs_init(env) != 0) /* the first dump prepares (hsdump.h) */
+        snprintf(msg, sizeof msg, "it could not be prepared (see the error above)");
+    else if (hs_mkdir(dir) != 0)
+        snprintf(msg, sizeof msg, "no temporary directory (see the error above)");
+    else
+        rc = hs_call(env, live, msg, sizeof msg);
     jx_lock(j, g_hp.dump_lock);
     g_hp.hs_busy = 0;
     (*j)->RawMonitorNotifyAll(j, g_hp.dump_lock);

@@ -35,10 +35,12 @@
 
 #include <jvmti.h>
 
-/* What a dump needs, made once at start-up (hs_init): at VM death a
- * collector may be stopped (ZGC, Shenandoah), and a Java allocation then
- * waits for it forever, so a dump loads no class and allocates nothing.
- * Lives in g_hp (agent.h). */
+/* What a dump needs, made once (hs_init) by the first dump, or at start-up
+ * with ZGC and Shenandoah: at VM death their collector is stopped, and a
+ * Java allocation then waits for it forever, so the exit's dump must load
+ * no class and allocate nothing. Not at start-up with other collectors:
+ * it loads java.management and its lambdas, which would shift the numbers
+ * of the program's own lambda classes ($$Lambda$N). Lives in g_hp. */
 typedef struct hs_state {
     int ready;
     jobject bean;       /* the HotSpotDiagnosticMXBean (global ref) */
@@ -46,6 +48,7 @@ typedef struct hs_state {
     jobject jpath;      /* the Java String of `path` (global ref) */
     jobject oom, ioe;   /* OutOfMemoryError, IOException (global refs) */
     jmethodID get_message; /* Throwable.getMessage */
+    int in_tmp;         /* dir is in $TMPDIR (text, socket, FIFO), not beside the output */
     char dir[4200];     /* the private directory, made and removed per dump */
     char path[4224];    /* dir/heap.hprof: HotSpot's file */
 } hs_state;
@@ -53,9 +56,9 @@ typedef struct hs_state {
 /* Whether heap dumps are HotSpot's (heap=dump without heap=sites). */
 int hs_wanted(void);
 
-/* Prepares hs_state (VMInit, or the attach): the bean, its method, the
- * path and its Java String. Returns 0, or -1 after an HPROF ERROR (every
- * dump then fails with a message). */
+/* Prepares hs_state (once): the bean, its native method linked, the path
+ * and its Java String. Runs Java code: no agent lock held. Returns 0, or
+ * -1 after an HPROF ERROR (that dump then fails with a message). */
 int hs_init(JNIEnv *env);
 
 /* Waits (releasing dump_lock, which the caller holds) until no HotSpot

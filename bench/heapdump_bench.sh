@@ -2,8 +2,10 @@
 # heapdump_bench.sh: our heap dump against HotSpot's own (jcmd GC.heap_dump)
 # of the same ~1 GB live heap (bench/java/HeapBench.java: ~16 M objects), in
 # the same JVM, on JDK 17 and 25 (JDK 25 also with -parallel=2). Each round
-# starts a JVM under the agent (heap=dump,doe=n), takes HotSpot's dump and
-# ours, alternating which goes first, and records:
+# starts a JVM under the agent (heap=$MODE,doe=n; MODE=dump, the default, is
+# HotSpot's dumper called by the agent, docs/heap-dump.md; MODE=all the
+# agent's JVMTI walk), takes HotSpot's dump and ours (jcmd JVMTI.data_dump),
+# alternating which goes first, and records:
 #   - elapsed time of each (jcmd's own wall time; ours from the agent's
 #     verbose "Dumping ... done." bracket, measured by the script);
 #   - file sizes and MB/s;
@@ -15,7 +17,7 @@
 # dump rendered as HEAP DUMP BEGIN ... END text) instead of the binary one.
 # AGENT_OPTS adds options to the agent's (e.g. AGENT_OPTS=redact=y: the same
 # dump with every primitive value written as zero).
-# usage: bench/heapdump_bench.sh [BUILD_DIR]   env: REPS=3 NODES=15000000 ARRAYS=1000000 JDKS="..." FORMAT=b|a AGENT_OPTS=...
+# usage: bench/heapdump_bench.sh [BUILD_DIR]   env: REPS=3 NODES=15000000 ARRAYS=1000000 JDKS="..." FORMAT=b|a MODE=dump|all AGENT_OPTS=...
 set -euo pipefail
 trap 'echo "heapdump_bench.sh: failed at line $LINENO" >&2' ERR
 cd "$(dirname "$0")/.."
@@ -32,6 +34,7 @@ ARRAYS=${ARRAYS:-1000000}
 AGENT_OPTS=${AGENT_OPTS:+,$AGENT_OPTS}
 JDKS=${JDKS:-"/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64"}
 FORMAT=${FORMAT:-b}
+MODE=${MODE:-dump}
 case $FORMAT in
     b) OURS=ours.hprof ;;
     a) OURS=ours.txt ;;
@@ -47,14 +50,14 @@ now() { date +%s.%N; }
 rss_kb() { awk '/^VmRSS/ { print $2 }' /proc/$1/status; }
 hwm_kb() { awk '/^VmHWM/ { print $2 }' /proc/$1/status; }
 
-echo "heap dump benchmark: HeapBench $NODES nodes + $ARRAYS int[100]; format=$FORMAT; $REPS rounds, medians; $(nproc) cores"
+echo "heap dump benchmark: HeapBench $NODES nodes + $ARRAYS int[100]; heap=$MODE,format=$FORMAT; $REPS rounds, medians; $(nproc) cores"
 for jdk in $JDKS; do
     v=$("$jdk/bin/java" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')
     declare -A T=()
     for r in $(seq "$REPS"); do
         rm -f "$DIR"/fifo "$DIR"/*.hprof* "$DIR/$OURS"
         mkfifo "$DIR/fifo"
-        "$jdk/bin/java" -Xms3g -Xmx3g "-agentpath:$AGENT=heap=dump,format=$FORMAT,doe=n,file=$DIR/$OURS$AGENT_OPTS" \
+        "$jdk/bin/java" -Xms3g -Xmx3g "-agentpath:$AGENT=heap=$MODE,format=$FORMAT,doe=n,file=$DIR/$OURS$AGENT_OPTS" \
             -cp "$DIR" HeapBench "$NODES" "$ARRAYS" <"$DIR/fifo" >"$DIR/out.txt" 2>"$DIR/err.txt" &
         pid=$!
         exec 7>"$DIR/fifo"

@@ -477,21 +477,33 @@ static int hs_redact(const char *in, const char *out)
     return rc;
 }
 
-/* idsize=4: `tmp` converted into `dest` (names renumbered: HotSpot's are
- * addresses). */
-static int hs_convert4(const char *tmp, const char *dest)
+/* `tmp` converted into `dest` (convert/): idsize=4 (names renumbered:
+ * HotSpot's are addresses), and/or gzip in HotSpot's -gz layout (level 1,
+ * as jcmd's recommended -gz=1) for an output named *.gz. */
+static int hs_convert(const char *tmp, const char *dest, int id4, int gz)
 {
     convert_options co;
     convert_options_init(&co);
-    co.id_size = 4;
-    co.renumber = 1;
+    if (id4) {
+        co.id_size = 4;
+        co.renumber = 1;
+    }
+    co.gzip = gz;
+    co.gzip_level = 1;
     convert_stats cs;
     char msg[512];
     if (convert_file(tmp, dest, &co, &cs, msg, sizeof msg) != 0) {
-        hp_error("heap dump: converting it to 4-byte ids into %s failed: %s", dest, msg);
+        hp_error("heap dump: converting it (%s%s%s) failed: %s", id4 ? "4-byte ids" : "",
+                 id4 && gz ? ", " : "", gz ? "gzip" : "", msg);
         return -1;
     }
     return 0;
+}
+
+static int hs_gz_name(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 3 && strcmp(name + n - 3, ".gz") == 0;
 }
 
 int hs_dump(jvmtiEnv *j, JNIEnv *env)
@@ -502,7 +514,11 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
     uint32_t nth = ++g_hp.heap_dumps;
     int text = !g_hp.o.binary, stream = !text && (g_hp.net_fd >= 0 || out_dump_streamed());
     int own = !text && !stream && nth == 1 && out_dumps_only(); /* the output itself */
-    int conv = !text && g_hp.o.id_size == 4;
+    int id4 = !text && g_hp.o.id_size == 4;
+    /* file=NAME.gz: HotSpot's -gz layout (its dumper cannot be asked for
+     * it through dumpHeap: docs/heap-dump.md); streams stay plain */
+    int gz = !text && !stream && hs_gz_name(g_hp.outname);
+    int conv = id4 || gz;
     char dest[sizeof g_hp.outname + 16] = "";
     if (!text && !stream) {
         if (own)
@@ -550,8 +566,8 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
         src = red_path;
     }
     if (conv) {
-        snprintf(conv_path, sizeof conv_path, "%s/heap-id4.hprof", dir);
-        if ((rc = hs_convert4(src, conv_path)) != 0)
+        snprintf(conv_path, sizeof conv_path, "%s/heap-converted.hprof", dir);
+        if ((rc = hs_convert(src, conv_path, id4, gz)) != 0)
             goto done;
         src = conv_path;
     }

@@ -73,7 +73,7 @@ static jobject hs_global_class(JNIEnv *env, const char *name)
 }
 
 /* The directory of every dump's private directory: the output's, so that
- * a rename puts a dump in place without a copy, or $TMPDIR when the dump is
+ * a link puts a dump in place without a copy, or $TMPDIR when the dump is
  * only read (text, a socket or a FIFO). */
 static const char *hs_tmproot(void);
 
@@ -407,18 +407,28 @@ static int hs_stream(const char *path)
     return e || hw_writer_error(w) ? -1 : 0;
 }
 
+/* Puts `tmp` at `dest`, which does not exist now, by a hard link: never
+ * by a rename over a file, which on ext4 (auto_da_alloc) starts the
+ * writeback of the whole dump and holds the dump's end for it (0.5 s for
+ * 1.4 GB), and never over a name someone took meanwhile (EEXIST). */
+static int hs_link(const char *tmp, const char *dest)
+{
+    if (link(tmp, dest) == 0)
+        return 0;
+    hp_error("heap dump: cannot create %s: %s", dest, strerror(errno));
+    return -1;
+}
+
 /* HotSpot's file `tmp` becomes `dest`, by the output's rules (hw_writer.h:
  * no symbolic link, no other user's file, no hard link; force=n creates
- * only): `dest` is first opened by them, then replaced by a rename, or, a
- * FIFO or a device, written into. `own`: dest is the agent's output, which
- * passed them at start-up. */
+ * only): `dest` is first opened by them, then, a regular file, replaced
+ * (hs_link), or, a FIFO or a device, written into. `own`: dest is the
+ * agent's output, which passed them at start-up. */
 static int hs_place(const char *tmp, const char *dest, int own)
 {
     if (own) {
-        if (rename(tmp, dest) == 0)
-            return 0;
-        hp_error("heap dump: cannot create %s: %s", dest, strerror(errno));
-        return -1;
+        unlink(dest);
+        return hs_link(tmp, dest);
     }
     int err = 0;
     char why[256];
@@ -430,12 +440,9 @@ static int hs_place(const char *tmp, const char *dest, int own)
     struct stat st;
     int rc = 0;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-        if (rename(tmp, dest) != 0) {
-            hp_error("heap dump: cannot create %s: %s", dest, strerror(errno));
-            rc = -1;
-        }
-    } else { /* a FIFO, /dev/null: the bytes go into it */
-        int in = open(tmp, O_RDONLY | O_CLOEXEC);
+        unlink(dest); /* checked, and empty */
+        rc = hs_link(tmp, dest);
+    } else { /* a FIFO, /dev/null: the bytes go into it */        int in = open(tmp, O_RDONLY | O_CLOEXEC);
         static char buf[1 << 16];
         ssize_t n = in < 0 ? -1 : 0;
         while (in >= 0 && (n = read(in, buf, sizeof buf)) > 0) {

@@ -1,7 +1,8 @@
 /*
  * hsdump.c: heap=dump through HotSpot's own dumper (see hsdump.h): the JNI
- * call of the GC.heap_dump diagnostic command, the temporary name, and the
- * delivery of HotSpot's file into the agent's output (file, text, socket).
+ * call of HotSpotDiagnosticMXBean's dumpHeap0, the private directory, and
+ * the delivery of HotSpot's file into the agent's output (file, text,
+ * socket).
  */
 #include "hsdump.h"
 

@@ -4,31 +4,33 @@
  * With heap=dump alone (heap=all keeps the JVMTI walk of heapdump.h, whose
  * ids are tags that join each object to its allocation trace), every heap
  * dump (SIGQUIT, jcmd JVMTI.data_dump, VM death, net= DUMP HEAP) is made by
- * the JVM: the agent calls the GC.heap_dump diagnostic command through its
- * MBean (com.sun.management:type=DiagnosticCommand, operation gcHeapDump)
- * over JNI, with -parallel=<CPUs> on JDK 21+, into a fresh temporary name
- * (JDK 17's dumper refuses an existing file), and then:
+ * the JVM: the agent calls HotSpotDiagnosticMXBean's native dumpHeap0 (the
+ * code of its dumpHeap, and of jcmd GC.heap_dump) over JNI, into a fresh
+ * name in a private directory (JDK 17's dumper refuses an existing file).
+ * GC.heap_dump itself, which has -gz and -parallel, is not exported to the
+ * DiagnosticCommand MBean (JDK 17, 25), so no in-process caller reaches it.
+ * Then, in the private directory: redact=y (redact/), idsize=4 and/or
+ * file=NAME.gz (convert/: names renumbered; HotSpot's -gz layout), and:
  *  - format=b, a file holding heap dumps alone: the first dump becomes the
- *    output file itself (renamed over it), dump n > 1 is <output>.<n>;
+ *    output file itself, dump n > 1 is <output>.<n> (hard links: a rename
+ *    over a file makes ext4 write it all back first);
  *  - format=b with other records in the output (cpu=, monitor=,
  *    shape=original): dump n is <output>.<n> (n = 1, 2 ...); the output
  *    keeps the agent's own records (HotSpot's serial numbers are its own:
  *    its records cannot share a file with the agent's);
- *  - idsize=4: the file is converted (convert/, names renumbered);
  *  - format=a: rendered by tools/print.c into the text output, with the
- *    dump's TRACE blocks (HotSpot's serials: 1, 2 ... never the agent's
- *    300000+);
- *  - net=: the dump's records (after HotSpot's header) go down the socket,
- *    as each dump did before (the front end splits them).
+ *    dump's TRACE blocks renumbered to be unique in the run (hs_renumber);
+ *  - net= (or a FIFO): the dump's records (after HotSpot's header) go down
+ *    the output, as each dump did before (the front end splits them).
  * The objects are those reachable (HotSpot's "live" dump, which begins
  * with a full GC), except at VM death: collectors may be stopped then, so
- * no GC is asked for (-all): the GC the agent forces when the exit begins
- * (our shutdown hook, agent.c) stands for it. The agent tags nothing in
- * this mode: object ids are HotSpot's (addresses).
+ * no GC is asked for: the GC the agent forces when the exit begins (our
+ * shutdown hook, agent.c) stands for it. The agent tags no object in this
+ * mode: object ids are HotSpot's (addresses).
  *
- * Locking: called under dump_lock, which it releases across the JNI call
- * (a heap dump waits for a safepoint and runs Java code); meanwhile
- * hs_busy() is set and every other dump waits for it (hs_wait_idle).
+ * Locking: called under dump_lock, which it releases across the JNI calls
+ * (a heap dump waits for a safepoint, hs_init runs Java code); meanwhile
+ * g_hp.hs_busy is set and every other dump waits for it (hs_wait_idle).
  */
 #ifndef HPROF_HSDUMP_H
 #define HPROF_HSDUMP_H

@@ -11,6 +11,7 @@
 #   - file sizes and MB/s;
 #   - the JVM's RSS before and at its peak during our dump (VmHWM after a
 #     reset through /proc/PID/clear_refs), i.e. what the dump costs in memory.
+# A later dump of ours in the same JVM is timed too (SECOND=0: not).
 # Medians of REPS rounds. The files go to $DIR (default: a temp dir; the page
 # cache takes them, as it does HotSpot's).
 # FORMAT=a measures our text dump (format=a: the same walk, then the binary
@@ -88,6 +89,14 @@ for jdk in $JDKS; do
             T[ours_mb]+="$(stat -c %s "$DIR/$OURS") "
         }
         if [ $((r % 2)) = 1 ]; then hs; ours; else ours; hs; fi
+        # a later dump of the same run (heap=dump: the first one also
+        # prepares the call, loading java.management)
+        if [ "${SECOND:-1}" = 1 ]; then
+            local_ours=${T[ours]}
+            ours
+            T[ours2]+="$(echo ${T[ours]} | awk '{ print $NF }') "
+            T[ours]=$local_ours
+        fi
         T[rss]+="$(( $(rss_kb $pid) / 1024 )) "
         exec 7>&-
         wait $pid || true
@@ -104,8 +113,14 @@ for jdk in $JDKS; do
         "$v" "$hs" "$(awk -v b="$hsb" 'BEGIN { print b / 1e6 }')" "$(awk -v b="$hsb" -v t="$hs" 'BEGIN { print b / 1e6 / t }')" \
         "$ours" "$(awk -v b="$ob" 'BEGIN { print b / 1e6 }')" "$(awk -v b="$ob" -v t="$ours" 'BEGIN { print b / 1e6 / t }')" \
         "$(awk -v a="$ours" -v b="$hs" 'BEGIN { print a / b }')"
-    [ -n "${T[hs2]:-}" ] && printf "        jcmd GC.heap_dump -parallel=2 %.2f s: ours/parallel %.2f\n" "$(m hs2)" \
-        "$(awk -v a="$ours" -v b="$(m hs2)" 'BEGIN { print a / b }')"
+    if [ -n "${T[hs2]:-}" ]; then
+        printf "        jcmd GC.heap_dump -parallel=2 %.2f s: ours/parallel %.2f\n" "$(m hs2)" \
+            "$(awk -v a="$ours" -v b="$(m hs2)" 'BEGIN { print a / b }')"
+    fi
+    if [ -n "${T[ours2]:-}" ]; then
+        printf "        ours, a later dump of the same JVM: %.2f s: /jcmd %.2f\n" "$(m ours2)" \
+            "$(awk -v a="$(m ours2)" -v b="$hs" 'BEGIN { print a / b }')"
+    fi
     printf "        JVM RSS %s MB; RSS growth during our dump %s MB (median)\n" "$(m rss)" "$(m rss_growth)"
     unset T
 done

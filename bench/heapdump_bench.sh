@@ -93,11 +93,12 @@ for jdk in $JDKS; do
         # prepares the call, loading java.management)
         if [ "${SECOND:-1}" = 1 ]; then
             # the first file goes, as jcmd's do: its write-back would slow this one
-            [ "$FORMAT" = b ] && mv "$DIR/ours.hprof" "$DIR/first.hprof" && rm -f "$DIR/first.hprof"
-            local_ours=${T[ours]}
-            ours
-            T[ours2]+="$(echo ${T[ours]} | awk '{ print $NF }') "
-            T[ours]=$local_ours
+            [ "$FORMAT" = b ] && rm -f "$DIR/ours.hprof"
+            : >"$DIR/err.txt"
+            t0=$(now); "$jdk/bin/jcmd" $pid JVMTI.data_dump >/dev/null
+            for _ in $(seq 1 6000); do grep -q 'done\.' "$DIR/err.txt" && break; sleep 0.01; done
+            t1=$(now)
+            T[ours2]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') "
         fi
         T[rss]+="$(( $(rss_kb $pid) / 1024 )) "
         exec 7>&-

@@ -164,7 +164,9 @@ for mode in sites dump all; do
             out="file=@.hprof"
             if [ $mode = sites ]; then chk=check_bin; else chk=check_bin_heap; fi
         fi
-        run_case exit-churn-$mode-$fmt 60 42 no_action $chk \
+        # heap=dump is HotSpot's dump: verified as HotSpot's (CDS dangling-refs)
+        vo=""; [ $mode = dump ] && vo=--hotspot
+        VERIFY_OPTS=$vo run_case exit-churn-$mode-$fmt 60 42 no_action $chk \
             -Xmx12m "$A=heap=$mode,format=$fmt,$out" $CP StressDemo churn 3 800 42
     done
 done
@@ -197,7 +199,8 @@ for mf in $FLOODS; do
     elif [ $fmt = b ]; then out="file=@.hprof" chk=check_bin_heap
     elif [ $mode = dump ]; then out="file=@.txt" chk=check_dump_cpu_txt
     else out="file=@.txt" chk=check_sites_cpu_txt; fi
-    run_case gc-flood-$mf 90 0 no_action $chk \
+    vo=""; [ $mode = dump ] && vo=--hotspot
+    VERIFY_OPTS=$vo run_case gc-flood-$mf 90 0 no_action $chk \
         -Xmx32m "$A=heap=$mode,format=$fmt,cpu=samples,interval=1,$out" $CP StressDemo gc 3 2000 0
 done
 

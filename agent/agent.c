@@ -22,6 +22,7 @@
 
 #include "classes.h"
 #include "heapdump.h"
+#include "hsdump.h"
 #include "hprof/hprof_format.h"
 #include "jx.h"
 #include "listener.h"
@@ -375,7 +376,8 @@ int hp_gc(jvmtiEnv *j)
  * under dump_lock (VM death waits for it there, as for any dump). */
 static void hp_exit_gc(jvmtiEnv *j)
 {
-    if (!g_hp.o.heap_sites || !g_hp.o.doe || g_hp.gc_no_force)
+    /* heap=dump: HotSpot's dump at VM death asks for no GC (hsdump.h) */
+    if (!(g_hp.o.heap_sites || hs_wanted()) || !g_hp.o.doe || g_hp.gc_no_force)
         return;
     jx_lock(j, g_hp.dump_lock);
     if (!g_hp.dying)
@@ -454,6 +456,7 @@ static void hp_dump(jvmtiEnv *j, const char *why)
         [OPTS_CPU_OLD] = " CPU usage in old prof format",
     };
     jx_lock(j, g_hp.dump_lock);
+    hs_wait_idle(j); /* a HotSpot dump of the listener's ends first */
     hp_info("Dumping (%s)%s%s%s%s ...", why, g_hp.o.monitor ? " contended monitor usage" : "",
             g_hp.o.heap_dump ? " Java heap" : "", g_hp.o.heap_sites ? " allocation sites" : "",
             cpu_what[g_hp.o.cpu]);
@@ -476,7 +479,10 @@ static void hp_dump(jvmtiEnv *j, const char *why)
     if (g_hp.o.heap_dump) {
         JNIEnv *env = NULL;
         (*g_hp.vm)->GetEnv(g_hp.vm, (void **)&env, JNI_VERSION_1_8);
-        hd_dump(j, env); /* forces a GC first, and leaves out unloaded classes */
+        if (hs_wanted())
+            hs_dump(j, env); /* HotSpot's dumper (releases dump_lock meanwhile) */
+        else
+            hd_dump(j, env); /* forces a GC first, and leaves out unloaded classes */
         hp_refresh(j, 0);
     } else {
         hp_refresh(j, 1);
@@ -586,6 +592,10 @@ static void hp_start_live(jvmtiEnv *j, JNIEnv *env)
         tm_start(j);
     if (g_hp.o.monitor)
         mon_start(j);
+    /* ZGC, Shenandoah: a dump at VM death cannot prepare itself then
+     * (hsdump.h); other collectors' dumps do at their first */
+    if (hs_wanted() && g_hp.gc_no_force)
+        hs_init(env);
     if (g_hp.net_fd >= 0)
         lsn_start(j, env);
     if (g_hp.o.heap_sites) {
@@ -605,7 +615,6 @@ static void JNICALL hp_on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread thread)
 
 static void JNICALL hp_on_vm_death(jvmtiEnv *j, JNIEnv *env)
 {
-    (void)env;
     /* first, before waiting for anything: from now on no forced GC (the
      * collector may be stopped already) and no other dump */
     __atomic_store_n(&g_hp.exiting, 1, __ATOMIC_RELEASE);
@@ -620,6 +629,10 @@ static void JNICALL hp_on_vm_death(jvmtiEnv *j, JNIEnv *env)
         tm_stop(j); /* the dump's own Java calls are not the program's */
     if (g_hp.o.doe)
         hp_dump(j, "VM death");
+    jx_lock(j, g_hp.dump_lock); /* a listener's HotSpot dump, even with doe=n */
+    hs_wait_idle(j);
+    jx_unlock(j, g_hp.dump_lock);
+    hs_cleanup(env);
     if (g_hp.o.monitor)
         mon_stop(j); /* after the dump: waits that end meanwhile are shown */
     if (vt_records()) /* records of virtual threads are freed at their end: shown, and tested */

@@ -52,6 +52,7 @@
 #include "hu_map.h"
 #include "opts.h"
 #include "vec.h"
+#include "hsdump.h"
 
 #define HP_TAG_CLASS (1ULL << 62)
 #define HP_TAG_IS_CLASS(t) (((t) & HP_TAG_CLASS) != 0)
@@ -127,7 +128,12 @@ typedef struct hp_agent {
     hu_map mon_index;   /* (trace, class) hash -> first row */
     uint32_t next_thread_serial;
     uint64_t dump_seq;  /* heapdump.c: last HP_TAG_DUMP sequence (dump_lock) */
-    uint32_t heap_dumps; /* heapdump.c: heap dumps begun (dump_lock) */
+    uint32_t heap_dumps; /* heapdump.c, hsdump.c: heap dumps begun (dump_lock) */
+    /* hsdump.c: HotSpot's dumper is at work (dump_lock released: other
+     * dumps wait on it, notified when it ends); its MBean (global ref) */
+    int hs_busy;
+    hs_state hs;
+    uint32_t hs_trace_base; /* format=a: the next dump's trace numbers start after it */
     /* sampled allocations: interval in bytes, 0 = every allocation */
     uint64_t sample_bytes;
     volatile int alloc_on;

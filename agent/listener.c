@@ -21,6 +21,7 @@
 #include "hc_net.h"
 #include "hc_proto.h"
 #include "heapdump.h"
+#include "hsdump.h"
 #include "hprof/hprof_format.h"
 #include "hprof/hw_writer.h"
 #include "jx.h"
@@ -249,7 +250,10 @@ static void lsn_exec(jvmtiEnv *j, JNIEnv *env, const hc_cmd *c)
             lsn_refuse(c, "heap dumps need heap=dump or heap=all");
             break;
         }
-        hd_dump(j, env);
+        if (hs_wanted())
+            hs_dump(j, env); /* releases dump_lock across HotSpot's dump */
+        else
+            hd_dump(j, env);
         hp_refresh(j, 0);
         hp_write_unloads();
         break;

@@ -1165,6 +1165,34 @@ int out_dump_streamed(void)
     return r;
 }
 
+int out_dumps_only(void)
+{
+    hp_out *o = out_begin();
+    if (!o)
+        return 0;
+    int r = o->w && o->hotspot_records && hw_writer_can_patch(o->w);
+    out_end();
+    return r;
+}
+
+int out_yield(void)
+{
+    hp_out *o = out_begin();
+    if (!o)
+        return -1;
+    int e = 0;
+    if (o->w) {
+        char msg[256];
+        e = hw_writer_close(o->w, msg, sizeof msg);
+        if (e && out_to_report(o, e))
+            hp_error("writing %s failed: %s", g_hp.outname, msg);
+        o->w = NULL;
+    }
+    o->closed = 1;
+    out_end();
+    return e ? -1 : 0;
+}
+
 void out_dump_utf8(hp_out *o, uint32_t id)
 {
     if (o->w)

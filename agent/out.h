@@ -80,6 +80,13 @@ struct hw_writer *out_dump_writer(struct hp_out *o); /* the binary writer; NULL 
  * as with net=, none into <output>.N files beside something that is not a
  * file (/dev/null.2). Takes out_lock briefly: call it without. */
 int out_dump_streamed(void);
+/* Whether the output is a binary file that holds heap dumps alone (only
+ * HotSpot's records): hsdump.c puts HotSpot's first dump in its place. */
+int out_dumps_only(void);
+/* Closes the output for good (like out_close: later records are dropped),
+ * so that another file can take its name. Returns 0, or -1 after an HPROF
+ * ERROR. */
+int out_yield(void);
 void out_dump_utf8(struct hp_out *o, uint32_t id);
 void out_dump_load_class(struct hp_out *o, hp_class *c);
 /* For records a heap dump writes elsewhere than the output's writer (a

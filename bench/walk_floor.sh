@@ -2,7 +2,7 @@
 # walk_floor.sh: what the JVM's own JVMTI heap walks cost, with callbacks
 # that do nothing (bench/walk_floor.c), against `jcmd GC.heap_dump` of the
 # same heap in the same JVM: the floor under any heap dump made through
-# JVMTI (heap=dump), whatever the agent does in its callbacks.
+# JVMTI (heap=all; heap=dump was the walk before issue 16), whatever the agent does in its callbacks.
 # HeapBench holds NODES small objects and ARRAYS int[100]. Each round starts
 # a JVM, takes HotSpot's dump, then the bare walks (jcmd JVMTI.data_dump).
 # Prints medians of REPS rounds and each walk's ratio to jcmd.

@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
-# test_agent_heapdump.sh: heap=dump on real JVMs (JDK 17 and 25, -Xcheck:jni),
-# side by side with the dump HotSpot itself makes of the same program at the
-# same moment (jcmd GC.heap_dump), read by an independent reader (Debian's
-# VisualVM heap library, tests/integration/VvmCheck.java):
+# test_agent_heapdump.sh: heap dumps on real JVMs (JDK 17 and 25, -Xcheck:jni).
+# heap=dump is HotSpot's own dumper called by the agent (agent/hsdump.h):
+#  - its dump (jcmd JVMTI.data_dump) against jcmd GC.heap_dump of the same
+#    moment: verify clean, the program's classes equal, HotSpot's records
+#    only, VisualVM reads HeapDemo's graph back, ids are addresses (8-byte
+#    aligned: no tag of the agent's); these JVMs run with -Xshare:off: with
+#    CDS, HotSpot's dumps name archived objects they do not hold, which the
+#    verifier warns of (docs/heap-dump.md);
+# heap=all is the JVMTI walk (agent/heapdump.h), tested side by side with
+# the dump HotSpot itself makes of the same program at the same moment
+# (jcmd GC.heap_dump), read by an independent reader (Debian's VisualVM heap
+# library, tests/integration/VvmCheck.java):
 #  - HeapDemo holds a known graph (N Items with a field of every type, M
 #    SubItems, arrays of every type, strings, statics, an Item[] with 5
 #    trailing nulls, 3 Markers held only in a parked thread's locals);
@@ -81,7 +89,8 @@ run_demo() {
     rm -f "$name".* fifo.$name
     mkfifo fifo.$name
     # shellcheck disable=SC2086 # DEMO: the class and its arguments
-    timeout 120 "$JAVA" -Xcheck:jni -Xmx512m "-agentpath:$AGENT${opts:+=$opts}" -cp classes ${DEMO:-HeapDemo $N $M 90} \
+    # shellcheck disable=SC2086 # JOPTS: JVM options (-Xshare:off)
+    timeout 120 "$JAVA" -Xcheck:jni -Xmx512m ${JOPTS:-} "-agentpath:$AGENT${opts:+=$opts}" -cp classes ${DEMO:-HeapDemo $N $M 90} \
         <fifo.$name >"$name.out" 2>"$name.err" &
     local pid=$!
     exec 7>fifo.$name # holds the demo's stdin open
@@ -120,8 +129,35 @@ for JDK in $FOUND_JDKS; do
     V=$("$JAVA" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')
     CTX="JDK $V"
 
-    step "heap=dump,format=b: our dump and HotSpot's of the same moment"
-    run_demo d$V "heap=dump,format=b,doe=n,file=$WORK/d$V.hprof"
+    step "heap=dump (HotSpot's dumper, called by the agent) and jcmd GC.heap_dump of the same moment"
+    JOPTS=-Xshare:off run_demo h$V "heap=dump,format=b,doe=n,file=$WORK/h$V.hprof"
+    "$HPROF" verify h$V.hprof >h$V.verify || fail "hprof verify: $(tail -5 h$V.verify)"
+    grep -q ': 0 error(s), 0 warning(s)$' h$V.verify || fail "hprof verify: $(tail -3 h$V.verify)"
+    "$HPROF" histo h$V.hprof >h$V.histo && "$HPROF" histo h$V.hotspot.hprof >h$V.hs.histo || fail "hprof histo"
+    for cls in 'HeapDemo$Item' 'HeapDemo$SubItem' 'HeapDemo$Marker' '[LHeapDemo$Item;' '[LHeapDemo$SubItem;' '[[I'; do
+        ours=$(awk -v c="$cls" '$4 == c { print $2, $3 }' h$V.histo)
+        theirs=$(awk -v c="$cls" '$4 == c { print $2, $3 }' h$V.hs.histo)
+        [ -n "$ours" ] || fail "no $cls in the heap=dump histogram"
+        expect_eq "$cls instances and bytes (heap=dump vs jcmd's)" "$theirs" "$ours"
+    done
+    expect_eq "HeapDemo\$Item instances" $N "$(awk '$4 == "HeapDemo$Item" { print $2 }' h$V.histo)"
+    "$HPROF" info h$V.hprof | awk '/^record /{on=1; next} on && NF==0 {exit} on && $1 != "total" { NF -= 2; print }' |
+        grep -vxE 'UTF8|LOAD CLASS|FRAME|TRACE|HEAP DUMP SEGMENT|HEAP DUMP END' | sed 's/^/   other record kind: /' |
+        grep . && fail "h$V.hprof: records HotSpot's dumper does not write"
+    "$HPROF" print h$V.hprof >h$V.txt || fail "hprof print h$V.hprof"
+    # ids are HotSpot's (addresses, 8-byte aligned), no tag of the agent's
+    expect_eq "Items whose id is 8-byte aligned" $N \
+        "$(awk '/^OBJ .*class=HeapDemo\$Item@/ { if (substr($2, length($2)) ~ /^[08]$/) n++ } END { print n + 0 }' h$V.txt)"
+    # the parked thread's stack: as many frames as in jcmd's dump
+    vvm h$V.hotspot.hprof --heapdemo $N:$M --thread parked-holder=-1 >h$V.hs.vvm 2>&1 || true
+    hsframes=$(sed -n 's/.*thread "parked-holder": \([0-9]*\) frames.*/\1/p' h$V.hs.vvm)
+    [ -n "$hsframes" ] && [ "$hsframes" -ge 3 ] || fail "jcmd's dump: no stack for parked-holder"
+    vvm h$V.hprof --heapdemo $N:$M --check-refs --thread parked-holder=$hsframes >h$V.vvm 2>&1 ||
+        fail "VisualVM on the heap=dump dump: $(grep -E 'FAIL|Exception' h$V.vvm | head -5)"
+    echo "   ok: verify clean, program classes equal jcmd's, HotSpot's records, ids aligned, $(grep -c '^  ok' h$V.vvm) VisualVM checks"
+
+    step "heap=all (the JVMTI walk),format=b: our dump and HotSpot's of the same moment"
+    run_demo d$V "heap=all,format=b,doe=n,file=$WORK/d$V.hprof"
     "$HPROF" verify d$V.hprof >d$V.verify || fail "hprof verify: $(tail -5 d$V.verify)"
     grep -q ': 0 error(s), 0 warning(s)$' d$V.verify || fail "hprof verify: $(tail -3 d$V.verify)"
     "$HPROF" histo d$V.hprof >d$V.histo || fail "hprof histo of our dump failed"
@@ -162,7 +198,7 @@ for JDK in $FOUND_JDKS; do
             sed 's/^/   other root kind: /' | grep . && fail "$1: root kinds HotSpot does not write: $k"
         echo "$k"
     }
-    DEMO="MirrorDemo 20 90" run_demo m$V "heap=dump,format=b,doe=n,file=$WORK/m$V.hprof"
+    DEMO="MirrorDemo 20 90" run_demo m$V "heap=all,format=b,doe=n,file=$WORK/m$V.hprof"
     "$HPROF" verify m$V.hprof >m$V.verify || fail "hprof verify: $(tail -5 m$V.verify)"
     grep -q ': 0 error(s), 0 warning(s)$' m$V.verify || fail "hprof verify: $(tail -3 m$V.verify)"
     # hotspot_records FILE: FILE's top-level record kinds, HotSpot's only
@@ -177,9 +213,13 @@ for JDK in $FOUND_JDKS; do
             sed 's/^/   other record kind: /' | grep . && fail "$1: records HotSpot's dumper does not write: $k"
         echo "$k"
     }
-    for f in m$V.hotspot.hprof m$V.hprof d$V.hprof; do
+    # a file of heap dumps alone is heap=dump's, HotSpot's own; heap=all's
+    # walk adds its sites and threads: its root kinds are checked
+    for f in m$V.hotspot.hprof h$V.hprof; do
         echo "   $f: records $(hotspot_records $f)"
         "$HPROF" verify --reader go-hprof $f >$f.go || fail "verify --reader go-hprof $f: $(tail -3 $f.go)"
+    done
+    for f in m$V.hotspot.hprof m$V.hprof d$V.hprof; do
         hotspot_roots $f >$f.kinds
         echo "   $f: $(cat $f.kinds)"
     done
@@ -210,7 +250,7 @@ for JDK in $FOUND_JDKS; do
     vvm m$V.hotspot.hprof --mirror-name int 'MirrorDemo$Val=20' >m$V.hs.vvm 2>&1 ||
         fail "VisualVM on HotSpot's MirrorDemo dump (the checker itself): $(grep -E 'FAIL|Exception' m$V.hs.vvm | cut -c1-300 | head -5)"
     grep '^  ok' m$V.vvm | cut -c1-100 | sed 's/^ */   VisualVM: /'
-    NOHS=1 DEMO="MirrorDemo 20 90" run_demo r$V "heap=dump,format=b,doe=n,shape=original,file=$WORK/r$V.hprof"
+    NOHS=1 DEMO="MirrorDemo 20 90" run_demo r$V "heap=all,format=b,doe=n,shape=original,file=$WORK/r$V.hprof"
     unknown=$("$HPROF" info r$V.hprof | awk '$1 == "ROOT" && $2 == "UNKNOWN" { print $3 }')
     [ -n "$unknown" ] && [ "$unknown" -gt 0 ] || fail "shape=original: no ROOT UNKNOWN (the original's kinds)"
     "$HPROF" verify --max 1 r$V.hprof >r$V.verify 2>&1 || true
@@ -222,7 +262,7 @@ for JDK in $FOUND_JDKS; do
 
     if [ "$V" -ge 21 ]; then
         step "virtual threads: the mounted one's THREAD OBJECT, stack and frame roots, as HotSpot's"
-        DEMO="MirrorDemo 20 90 vthreads" run_demo v$V "heap=dump,format=b,doe=n,file=$WORK/v$V.hprof"
+        DEMO="MirrorDemo 20 90 vthreads" run_demo v$V "heap=all,format=b,doe=n,file=$WORK/v$V.hprof"
         "$HPROF" verify v$V.hprof >v$V.verify || fail "hprof verify: $(tail -5 v$V.verify)"
         grep -q ': 0 error(s), 0 warning(s)$' v$V.verify || fail "hprof verify: $(tail -3 v$V.verify)"
         hotspot_roots v$V.hprof >v$V.kinds
@@ -246,8 +286,8 @@ for JDK in $FOUND_JDKS; do
     expect_eq "Items whose OBJ line names trace $tr (their allocation site)" $N "$n"
     echo "   ok: $n Items carry trace $tr"
 
-    step "idsize=4, and the dump at exit (doe=y)"
-    NOHS=1 run_demo i$V "heap=dump,format=b,idsize=4,file=$WORK/i$V.hprof"
+    step "heap=dump: idsize=4 (converted), and the dump at exit (doe=y)"
+    JOPTS=-Xshare:off NOHS=1 run_demo i$V "heap=dump,format=b,idsize=4,file=$WORK/i$V.hprof"
     # one heap dump per file: the request's in the output, the exit's in <output>.2
     for f in i$V.hprof i$V.hprof.2; do
         [ -f $f ] || fail "no $f"
@@ -260,8 +300,24 @@ for JDK in $FOUND_JDKS; do
     done
     echo "   ok: 4-byte ids; the request's dump and the exit's, one per file, both read back"
 
+    step "heap=dump, file=NAME.hprof.gz: HotSpot's -gz layout, the request's dump and the exit's"
+    JOPTS=-Xshare:off NOHS=1 run_demo z$V "heap=dump,format=b,file=$WORK/z$V.hprof.gz"
+    for f in z$V.hprof.gz z$V.hprof.gz.2; do
+        [ -f $f ] || fail "no $f"
+        expect_eq "$f: gzip magic" "1f8b" "$(head -c 2 $f | od -An -tx1 | tr -d ' \n')"
+        "$HPROF" verify $f >$f.verify || fail "hprof verify $f: $(tail -3 $f.verify)"
+        grep -q ': 0 error(s), 0 warning(s)$' $f.verify || fail "hprof verify $f: $(tail -3 $f.verify)"
+        expect_eq "$f: HeapDemo\$Item instances" $N "$("$HPROF" histo $f | awk '$4 == "HeapDemo$Item" { print $2 }')"
+        # compressed: HeapDemo's small heap gives ~3x at level 1 (the bench's
+        # 1.4 GB heap: bench/BENCHMARKS.md); at least 2.5x here
+        plain=$(gzip -dc $f | wc -c)
+        [ $(($(stat -c %s $f) * 5)) -le $((plain * 2)) ] ||
+            fail "$f: $(stat -c %s $f) bytes, not 2.5 times less than its $plain bytes plain"
+    done
+    echo "   ok: two gzip dumps, verify clean, $N Items each, $(stat -c %s z$V.hprof.gz) bytes ($plain plain)"
+
     step "heap=dump,format=a: the jcmd dump and the exit dump, two text sections"
-    NOHS=1 run_demo t$V "heap=dump,format=a,file=$WORK/t$V.txt"
+    JOPTS=-Xshare:off NOHS=1 run_demo t$V "heap=dump,format=a,file=$WORK/t$V.txt"
     expect_eq "t$V.txt: HEAP DUMP BEGIN lines" 2 "$(grep -c '^HEAP DUMP BEGIN (' t$V.txt || true)"
     expect_eq "t$V.txt: HEAP DUMP END lines" 2 "$(grep -cx 'HEAP DUMP END' t$V.txt || true)"
     expect_eq "t$V.txt: OBJ lines of HeapDemo\$Item" $((2 * N)) "$(grep -c '^OBJ [0-9a-f]* (sz=[0-9]*, trace=300000, class=HeapDemo\$Item@' t$V.txt || true)"
@@ -284,26 +340,45 @@ for JDK in $FOUND_JDKS; do
     order=$(grep -oE '^(HEAP DUMP BEGIN|HEAP DUMP END|SITES BEGIN|SITES END)' n$V.txt | tr '\n' '|')
     expect_eq "n$V.txt: section order" "HEAP DUMP BEGIN|HEAP DUMP END|SITES BEGIN|SITES END|HEAP DUMP BEGIN|HEAP DUMP END|SITES BEGIN|SITES END|" "$order"
 
-    step "format=a, a file size limit the dump's temporary file hits: HPROF ERROR, a closed section"
-    # HotSpot ignores SIGXFSZ: the write fails with EFBIG. 300 KiB holds the
-    # text up to the dump, not the temporary file of its objects.
-    (ulimit -f 300 && jrun lim$V 0 allow "-agentpath:$AGENT=heap=dump,file=$WORK/lim$V.txt" -cp classes HeapDemo $N $M 1 </dev/null)
+    step "heap=dump, a file size limit HotSpot's dumper hits: HPROF ERROR, exit 0, the output says so"
+    # HotSpot ignores SIGXFSZ: its write fails with EFBIG, dumpHeap throws,
+    # and no partial dump is left (HotSpot removes it): the output holds no
+    # heap dump, only the in-band error, in text and in binary
+    (ulimit -f 300 && jrun hlim$V 0 allow "-agentpath:$AGENT=heap=dump,file=$WORK/hlim$V.txt" -cp classes HeapDemo $N $M 1 </dev/null)
+    grep -q "HPROF ERROR: heap dump: HotSpot's dumper (HotSpotDiagnosticMXBean.dumpHeap) made no dump: java.io.IOException: File too large" hlim$V.err ||
+        fail "hlim$V: expected an HPROF ERROR about HotSpot's dump, stderr: $(head -3 hlim$V.err)"
+    expect_eq "hlim$V.txt: HEAP DUMP BEGIN lines" 0 "$(grep -c '^HEAP DUMP BEGIN (' hlim$V.txt || true)"
+    grep -q "HPROF ERROR: heap dump 1: HotSpot's dumper made no dump: java.io.IOException: File too large" hlim$V.txt ||
+        fail "hlim$V.txt: no in-band HPROF ERROR line"
+    (ulimit -f 400 && jrun hblim$V 0 allow "-agentpath:$AGENT=heap=dump,format=b,file=$WORK/hblim$V.hprof" -cp classes HeapDemo $N $M 1 </dev/null)
+    grep -q "HPROF ERROR: heap dump: HotSpot's dumper .* File too large" hblim$V.err ||
+        fail "hblim$V: expected an HPROF ERROR about HotSpot's dump, stderr: $(head -3 hblim$V.err)"
+    "$HPROF" verify hblim$V.hprof >hblim$V.verify 2>&1 || true
+    grep -q ': 0 error(s)' hblim$V.verify || fail "hblim$V.hprof: $(tail -3 hblim$V.verify)"
+    expect_eq "hblim$V.hprof: heap dumps" "" "$("$HPROF" info hblim$V.hprof | awk '$1 == "HEAP" && $3 == "END" { print $4 }')"
+    echo "   ok: $(grep -o 'HPROF ERROR.*' hblim$V.err | head -1 | cut -c1-100)..."
+
+    step "heap=all (the walk), format=a, a file size limit the dump's temporary file hits: HPROF ERROR, a closed section"
+    # HotSpot ignores SIGXFSZ: the write fails with EFBIG. 1000 KiB holds the
+    # text up to the dump (heap=all: the sites' traces), not the temporary
+    # file of its objects.
+    (ulimit -f 1000 && jrun lim$V 0 allow "-agentpath:$AGENT=heap=all,file=$WORK/lim$V.txt" -cp classes HeapDemo $N $M 1 </dev/null)
     grep -q 'HPROF ERROR: heap dump: writing its temporary file in .*File too large; the dump is incomplete' lim$V.err ||
         fail "lim$V: expected an HPROF ERROR about the temporary file, stderr: $(head -3 lim$V.err)"
     expect_eq "lim$V.txt: HEAP DUMP BEGIN lines" 1 "$(grep -c '^HEAP DUMP BEGIN (' lim$V.txt || true)"
-    expect_eq "lim$V.txt: last line" "HEAP DUMP END" "$(tail -1 lim$V.txt)"
-    # and the text says it is cut, with why, not only stderr
-    tail -2 lim$V.txt | head -1 | grep -qE '^HEAP DUMP INCOMPLETE: writing the temporary file in .* failed: File too large; this section holds only the [0-9]+ objects \([0-9]+ bytes\) written before that$' ||
-        fail "lim$V.txt: no HEAP DUMP INCOMPLETE line before HEAP DUMP END: $(tail -2 lim$V.txt | head -1)"
+    # and the text says it is cut, with why, not only stderr, just before its end
+    grep -B1 -m1 -x 'HEAP DUMP END' lim$V.txt | head -1 | grep -qE '^HEAP DUMP INCOMPLETE: writing the temporary file in .* failed: File too large; this section holds only the [0-9]+ objects \([0-9]+ bytes\) written before that$' ||
+        fail "lim$V.txt: no HEAP DUMP INCOMPLETE line before HEAP DUMP END: $(grep -B1 -m1 -x 'HEAP DUMP END' lim$V.txt | head -1)"
     echo "   ok: $(grep -o 'HPROF ERROR.*' lim$V.err | head -1 | cut -c1-100)..."
 
-    step "format=b, a file size limit the dump itself hits: HPROF ERROR, exit 0, a clean prefix"
+    step "heap=all (the walk), format=b, a file size limit the dump itself hits: HPROF ERROR, exit 0, a clean prefix"
     # the objects stream into the output after CLASS DUMPs that are
     # overwritten at the end: cut in the middle, the file is still a prefix
     # the reader explains (one truncated record; references past the cut
     # dangle), never a CLASS DUMP half overwritten
-    # (the limit leaves room for the 64 KiB kept before the heap dump)
-    (ulimit -f 400 && jrun blim$V 0 allow "-agentpath:$AGENT=heap=dump,format=b,file=$WORK/blim$V.hprof" -cp classes HeapDemo $N $M 1 </dev/null)
+    # (the limit leaves room for the 64 KiB kept before the heap dump, and
+    # heap=all's records before it)
+    (ulimit -f 1000 && jrun blim$V 0 allow "-agentpath:$AGENT=heap=all,format=b,file=$WORK/blim$V.hprof" -cp classes HeapDemo $N $M 1 </dev/null)
     grep -q "HPROF ERROR: writing .*blim$V.hprof failed: .*File too large" blim$V.err ||
         fail "blim$V: expected an HPROF ERROR about the output, stderr: $(head -3 blim$V.err)"
     rc=0

@@ -388,6 +388,37 @@ PY
 )"
     echo "   ok: hprof-ctl --report c$V.html: the dump's 4000 Blobs, NetDemo.spin's samples"
 
+    step "heap=dump over net=: HotSpot's dumps streamed (2 DUMP HEAP and the exit's), split by hprof-ctl; text too"
+    ctl_start h$V --out h$V.hprof
+    demo_start h$V "net=localhost:$PORT,heap=dump,format=b"
+    wait_for h$V.out '^ready$'
+    demo h$V "alloc 4000"
+    ctl h$V dump '^\[1\] HEAP DUMP 1:'
+    ctl h$V dump '^\[1\] HEAP DUMP 2:'
+    echo exit >&8
+    demo_end h$V 0 open
+    exec 8>&-
+    wait "$CTL_PID" || fail "hprof-ctl exited $?: $(cat h$V.ctlerr)"
+    ! grep -q "HPROF ERROR" h$V.err || fail "h$V: $(grep "HPROF ERROR" h$V.err | head -3)"
+    for f in h$V.hprof h$V.hprof.2 h$V.hprof.3; do
+        # HotSpot's dumps (CDS: archived objects named, not held): --hotspot
+        "$HPROF" verify --hotspot $f >$f.verify || fail "$f: $(tail -3 $f.verify)"
+        grep -q ': 0 error(s)' $f.verify || fail "$f: $(tail -3 $f.verify)"
+        expect_eq "$f: NetDemo\$Blob instances and bytes" "4000 96000" \
+            "$("$HPROF" histo $f | awk '$NF == "NetDemo$Blob" { print $2, $3 }')"
+    done
+    ctl_start ht$V --out ht$V.txt
+    printf 'alloc 300\nquit\n' | timeout 120 "$JAVA" -Xcheck:jni "$A=net=localhost:$PORT,heap=dump" \
+        -cp classes NetDemo >ht$V.out 2>ht$V.err || fail "heap=dump text over net=: java exited $?: $(head -3 ht$V.err)"
+    exec 8>&-
+    wait "$CTL_PID" || fail "hprof-ctl exited $?: $(cat ht$V.ctlerr)"
+    ! grep -q "HPROF ERROR" ht$V.err || fail "ht$V: $(grep "HPROF ERROR" ht$V.err | head -3)"
+    expect_eq "ht$V.txt: heap dump sections (the exit dump)" "1 1" \
+        "$(grep -c '^HEAP DUMP BEGIN' ht$V.txt) $(grep -cx 'HEAP DUMP END' ht$V.txt)"
+    expect_eq "ht$V.txt: OBJ lines of NetDemo\$Blob (the empty trace)" 300 \
+        "$(grep -cE '^OBJ [0-9a-f]+ \(sz=24, trace=300000, class=NetDemo\$Blob@[0-9a-f]+\)$' ht$V.txt || true)"
+    echo "   ok: 3 binary dumps, each in its file, 4000 Blobs in each, verify --hotspot clean; text: 300 Blobs"
+
     step "hprof-ctl: text output, and two agents at once"
     ctl_start t$V --out t$V.txt --agents 2
     ( printf 'alloc 300\nspin 200\nquit\n' | timeout 120 "$JAVA" -Xcheck:jni "$A=net=localhost:$PORT,heap=all,cpu=samples,interval=1" \

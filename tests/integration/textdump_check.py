@@ -24,7 +24,9 @@ With --heapdemo N:M, on every section, the heap of demo-java/HeapDemo.java:
   "item-<i>"'s length), SUBS (M SubItems, peer = the Item of the same index,
   own fields before the inherited), the primitive arrays' types and lengths,
   GRID (int[3][7]), sStr, and 3 Markers each held by a <Java stack> root of
-  the thread "parked-holder".
+  the thread "parked-holder" (named by THREAD START; in a dump whose thread
+  numbers are its producer's, HotSpot's, the one thread running HeapDemo's
+  lambda).
 With --histo FILE (`hprof histo` of a format=b dump of the same program):
   the instances and bytes of each of the program's classes in the first
   section equal the histogram's.
@@ -407,6 +409,14 @@ def check_heapdemo(k, sec, threads, traces, ck, n_items, n_subs, alloc_line):
     ck.ok("%s: HeapDemo's statics, the 8 primitive arrays, GRID int[3][7] and sStr as set" % what)
     markers = [oid for oid, o in objs.items() if o["cls"] == "HeapDemo$Marker"]
     holder = threads.get("parked-holder")
+    tserials = {g[1] for kind, rid, g, no in sec.roots if kind == "thread"}
+    if holder not in tserials:
+        # a dump whose thread numbers are its producer's (heap=dump: HotSpot's
+        # dumper), not those of THREAD START: the holder is the one thread
+        # whose stack runs HeapDemo's lambda (the parked-holder's body)
+        run = [g[1] for kind, rid, g, no in sec.roots if kind == "thread" and
+               any(fr.startswith("HeapDemo.lambda$") for fr in traces.get(g[2], (0, []))[1])]
+        holder = run[0] if len(run) == 1 else None
     held = {rid for kind, rid, g, no in sec.roots if kind == "frame" and g[1] == "Java stack" and g[2] == holder}
     if len(markers) != 3 or not set(markers) <= held:
         ck.fail("%s: %d Markers, %d of them held by a <Java stack> root of parked-holder (thread %s)" %

@@ -17,6 +17,11 @@
 #                       every dump file verifies (classes, ids, serials); text
 #  forcegc-flood        a front end (hprof-ctl) sending FORCE GC again and
 #                       again, the sampler on, then EXIT
+#  hsdump-*             heap=dump (HotSpot's dumper, called by the agent, which
+#                       releases its lock meanwhile): System.exit while a dump
+#                       runs (binary, text), SIGQUIT and jcmd storms, and a
+#                       net= front end that asks for a dump and goes away
+#                       while it is made (hsdump-peer-gone)
 # Each run must exit by its deadline with the program's status, without an
 # HPROF ERROR, and leave complete outputs (text: the last section's END line;
 # binary: `hprof verify` clean, every heap dump file).
@@ -159,7 +164,9 @@ for mode in sites dump all; do
             out="file=@.hprof"
             if [ $mode = sites ]; then chk=check_bin; else chk=check_bin_heap; fi
         fi
-        run_case exit-churn-$mode-$fmt 60 42 no_action $chk \
+        # heap=dump is HotSpot's dump: verified as HotSpot's (CDS dangling-refs)
+        vo=""; [ $mode = dump ] && vo=--hotspot
+        VERIFY_OPTS=$vo run_case exit-churn-$mode-$fmt 60 42 no_action $chk \
             -Xmx12m "$A=heap=$mode,format=$fmt,$out" $CP StressDemo churn 3 800 42
     done
 done
@@ -171,6 +178,8 @@ for gcv in ZGC ShenandoahGC; do
         -XX:+Use$gcv -Xmx64m "$A=heap=sites,format=a,file=@.txt" $CP StressDemo churn 3 800 42
     run_case exit-churn-$gcv-all-b 60 42 no_action check_bin_heap \
         -XX:+Use$gcv -Xmx64m "$A=heap=all,format=b,file=@.hprof" $CP StressDemo churn 3 800 42
+    VERIFY_OPTS=--hotspot run_case hsdump-exit-churn-$gcv-b 60 42 no_action check_bin_heap \
+        -XX:+Use$gcv -Xmx64m "$A=heap=dump,format=b,file=@.hprof" $CP StressDemo churn 3 800 42
 done
 # (ZGC in every tier: a SIGQUIT dump's GC still running when System.exit
 # came froze 3 of 8 JVMs on JDK 17 until the agent stopped forcing GCs there)
@@ -190,7 +199,8 @@ for mf in $FLOODS; do
     elif [ $fmt = b ]; then out="file=@.hprof" chk=check_bin_heap
     elif [ $mode = dump ]; then out="file=@.txt" chk=check_dump_cpu_txt
     else out="file=@.txt" chk=check_sites_cpu_txt; fi
-    run_case gc-flood-$mf 90 0 no_action $chk \
+    vo=""; [ $mode = dump ] && vo=--hotspot
+    VERIFY_OPTS=$vo run_case gc-flood-$mf 90 0 no_action $chk \
         -Xmx32m "$A=heap=$mode,format=$fmt,cpu=samples,interval=1,$out" $CP StressDemo gc 3 2000 0
 done
 
@@ -216,6 +226,58 @@ run_case classes-dumps 120 0 quit_spaced check_bin_vvm \
 
 run_case classes-dumps-a 120 0 quit_spaced check_dump_txt \
     -Xmx64m "$A=heap=dump,format=a,file=@.txt" $CP StressDemo classes 2 60000 0 @.stop
+
+# heap=dump: HotSpot's dumper, whose dumps are verified as HotSpot's
+# (--hotspot: with CDS, and now and then at exit, they name objects they do
+# not hold; docs/heap-dump.md)
+VERIFY_OPTS=--hotspot run_case hsdump-exit-in-dump-b 90 7 quit_then_exit check_bin_heap \
+    -Xmx64m "$A=heap=dump,format=b,file=@.hprof" $CP StressDemo churn 3 60000 7 @.stop
+run_case hsdump-exit-in-dump-a 90 7 quit_then_exit check_dump_txt \
+    -Xmx64m "$A=heap=dump,format=a,file=@.txt" $CP StressDemo churn 3 60000 7 @.stop
+VERIFY_OPTS=--hotspot run_case hsdump-sigquit-storm-b 120 0 quit_storm check_bin_heap \
+    -Xmx32m "$A=heap=dump,format=b,cpu=samples,interval=1,file=@.hprof" $CP StressDemo churn 3 60000 0 @.stop
+VERIFY_OPTS=--hotspot run_case hsdump-jcmd-storm-b 120 0 jcmd_storm check_bin_heap \
+    -Xmx32m "$A=heap=dump,format=b,file=@.hprof" $CP StressDemo churn 3 60000 0 @.stop
+
+# a front end that asks for a heap dump at once and closes the connection
+# while it is made: the program goes on and ends with its own status; the
+# only HPROF ERRORs say that the front end went away
+cat >peer_gone.py <<'EOF'
+import socket, struct, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.bind(("127.0.0.1", 0))
+s.listen(1)
+open(sys.argv[1], "w").write("%d\n" % s.getsockname()[1])
+c, _ = s.accept()
+c.recv(64)                                    # the header has come: the agent runs
+c.sendall(struct.pack(">BII", 0x02, 1, 0))    # DUMP HEAP, serial 1, no body
+time.sleep(float(sys.argv[2]))                # the dump is under way
+c.close()
+EOF
+if [ -z "${STRESS_CASES:-}" ] || [[ hsdump-peer-gone =~ $STRESS_CASES ]]; then
+    peer_action() { :; }
+    for jdk in $FOUND_JDKS; do
+        v=$(jdk_version "$jdk")
+        ok=0 frozen=0 bad=0
+        for ((i = 1; i <= RUNS; i++)); do
+            R=hsdump-peer-gone-$v-$i
+            rm -rf "$R".*
+            python3 peer_gone.py "$R.port" "0.0$i" >"$R.peer" 2>&1 &
+            PPID_=$!
+            for ((w = 0; w < 50; w++)); do [ -s "$R.port" ] && break; sleep 0.1; done
+            SRUN_ALLOW='^HPROF ERROR: (net=localhost:[0-9]+: the front end closed the connection.*|writing net=localhost:[0-9]+ failed: .+)$' \
+                srun "$R" 90 0 peer_action "$jdk" -Xmx64m \
+                "$A=net=localhost:$(cat "$R.port"),heap=dump,format=b,nettimeout=3" $CP StressDemo churn 3 3000 0
+            wait "$PPID_" 2>/dev/null
+            case $RESULT in
+            ok) ok=$((ok + 1)); rm -rf "$R".* ;;
+            frozen) frozen=$((frozen + 1)); echo "FAIL [hsdump-peer-gone JDK $v run $i]: frozen: $WHY" >&2 ;;
+            *) bad=$((bad + 1)); echo "FAIL [hsdump-peer-gone JDK $v run $i]: $WHY" >&2 ;;
+            esac
+        done
+        case_report hsdump-peer-gone "$v" "$RUNS" "$ok" "$frozen" "$bad"
+    done
+fi
 
 # a front end sending FORCE GC over and over, then EXIT
 forcegc_action() { :; }

@@ -1,0 +1,77 @@
+/*
+ * hsdump.h: heap=dump through HotSpot's own dumper (docs/heap-dump.md).
+ *
+ * With heap=dump alone (heap=all keeps the JVMTI walk of heapdump.h, whose
+ * ids are tags that join each object to its allocation trace), every heap
+ * dump (SIGQUIT, jcmd JVMTI.data_dump, VM death, net= DUMP HEAP) is made by
+ * the JVM: the agent calls HotSpotDiagnosticMXBean's native dumpHeap0 (the
+ * code of its dumpHeap, and of jcmd GC.heap_dump) over JNI, into a fresh
+ * name in a private directory (JDK 17's dumper refuses an existing file).
+ * GC.heap_dump itself, which has -gz and -parallel, is not exported to the
+ * DiagnosticCommand MBean (JDK 17, 25), so no in-process caller reaches it.
+ * Then, in the private directory: redact=y (redact/), idsize=4 and/or
+ * file=NAME.gz (convert/: names renumbered; HotSpot's -gz layout), and:
+ *  - format=b, a file holding heap dumps alone: the first dump becomes the
+ *    output file itself, dump n > 1 is <output>.<n> (hard links: a rename
+ *    over a file makes ext4 write it all back first);
+ *  - format=b with other records in the output (cpu=, monitor=,
+ *    shape=original): dump n is <output>.<n> (n = 1, 2 ...); the output
+ *    keeps the agent's own records (HotSpot's serial numbers are its own:
+ *    its records cannot share a file with the agent's);
+ *  - format=a: rendered by tools/print.c into the text output, with the
+ *    dump's TRACE blocks renumbered to be unique in the run (hs_renumber);
+ *  - net= (or a FIFO): the dump's records (after HotSpot's header) go down
+ *    the output, as each dump did before (the front end splits them).
+ * The objects are those reachable (HotSpot's "live" dump, which begins
+ * with a full GC), except at VM death: collectors may be stopped then, so
+ * no GC is asked for: the GC the agent forces when the exit begins (our
+ * shutdown hook, agent.c) stands for it. The agent tags no object in this
+ * mode: object ids are HotSpot's (addresses).
+ *
+ * Locking: called under dump_lock, which it releases across the JNI calls
+ * (a heap dump waits for a safepoint, hs_init runs Java code); meanwhile
+ * g_hp.hs_busy is set and every other dump waits for it (hs_wait_idle).
+ */
+#ifndef HPROF_HSDUMP_H
+#define HPROF_HSDUMP_H
+
+#include <jvmti.h>
+
+/* What a dump needs, made once (hs_init) by the first dump, or at start-up
+ * with ZGC and Shenandoah: at VM death their collector is stopped, and a
+ * Java allocation then waits for it forever, so the exit's dump must load
+ * no class and allocate nothing. Not at start-up with other collectors:
+ * it loads java.management and its lambdas, which would shift the numbers
+ * of the program's own lambda classes ($$Lambda$N). Lives in g_hp. */
+typedef struct hs_state {
+    int ready;
+    jobject bean;       /* the HotSpotDiagnosticMXBean (global ref) */
+    jmethodID dump0;    /* its native dumpHeap0(String, boolean) */
+    jobject jpath;      /* the Java String of `path` (global ref) */
+    jobject oom, ioe;   /* OutOfMemoryError, IOException (global refs) */
+    jmethodID get_message; /* Throwable.getMessage */
+    int in_tmp;         /* dir is in $TMPDIR (text, socket, FIFO), not beside the output */
+    char dir[4200];     /* the private directory, made and removed per dump */
+    char path[4224];    /* dir/heap.hprof: HotSpot's file */
+} hs_state;
+
+/* Whether heap dumps are HotSpot's (heap=dump without heap=sites). */
+int hs_wanted(void);
+
+/* Prepares hs_state (once): the bean, its native method linked, the path
+ * and its Java String. Runs Java code: no agent lock held. Returns 0, or
+ * -1 after an HPROF ERROR (that dump then fails with a message). */
+int hs_init(JNIEnv *env);
+
+/* Waits (releasing dump_lock, which the caller holds) until no HotSpot
+ * dump is in progress. */
+void hs_wait_idle(jvmtiEnv *j);
+
+/* One heap dump; caller holds dump_lock (released and taken again inside).
+ * Returns 0, or -1 after an HPROF ERROR. */
+int hs_dump(jvmtiEnv *j, JNIEnv *env);
+
+/* Drops hs_state's references (VM death, after the last dump). */
+void hs_cleanup(JNIEnv *env);
+
+#endif

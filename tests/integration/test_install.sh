@@ -80,6 +80,7 @@ share/doc/hprof/README.md
 share/doc/hprof/convert.md
 share/doc/hprof/deadlocks.md
 share/doc/hprof/heap-analysis.md
+share/doc/hprof/heap-dump.md
 share/doc/hprof/hprof-text.md
 share/doc/hprof/redact.md
 share/doc/hprof/report.md

@@ -144,16 +144,39 @@ void print_notes_clear(print_site_notes *n)
     memset(n, 0, sizeof *n);
 }
 
-/* Appends `k` values to the u64 array *a (count *na, in values). */
-static int print_notes_push(uint64_t **a, uint32_t *na, const uint64_t *v, uint32_t k)
+/* Appends `k` values to the u64 array *a (count *na, in values; room for
+ * *cap): the room doubles, so a note of 100 000 rows is not copied 100 000
+ * times (realloc moves the block every time under ASan, and may anywhere). */
+static int print_notes_push(uint64_t **a, uint32_t *na, size_t *cap, const uint64_t *v, uint32_t k)
 {
-    uint64_t *g = realloc(*a, sizeof *g * (*na + k));
-    if (!g)
-        return -1;
-    memcpy(g + *na, v, sizeof *g * k);
-    *a = g;
+    if ((size_t)*na + k > *cap) {
+        size_t nc = *cap ? *cap : 64;
+        while (nc < (size_t)*na + k)
+            nc *= 2;
+        uint64_t *g = realloc(*a, sizeof *g * nc);
+        if (!g)
+            return -1;
+        *a = g;
+        *cap = nc;
+    }
+    memcpy(*a + *na, v, sizeof **a * k);
     *na += k;
     return 0;
+}
+
+/* An unsigned decimal number at s (at least one digit, checked by the
+ * caller), saturated at UINT64_MAX as strtoull does; *next after it. By
+ * hand: the note is not NUL-terminated where the group ends, and libc's
+ * strtoull under ASan scans the whole rest of the text each call. */
+static uint64_t print_notes_num(const char *s, const char *end, const char **next)
+{
+    uint64_t v = 0;
+    for (; s < end && *s >= '0' && *s <= '9'; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        v = v > (UINT64_MAX - d) / 10 ? UINT64_MAX : v * 10 + d;
+    }
+    *next = s;
+    return v;
 }
 
 /* Parses the list after a prefix: `sep`-separated groups of `k` unsigned
@@ -162,6 +185,7 @@ static int print_notes_push(uint64_t **a, uint32_t *na, const uint64_t *v, uint3
 static int print_notes_list(const char *s, const char *end, const char *seps, uint32_t k,
                             uint64_t **a, uint32_t *na)
 {
+    size_t cap = *na;
     while (s < end) {
         while (s < end && *s == ' ')
             s++;
@@ -169,18 +193,16 @@ static int print_notes_list(const char *s, const char *end, const char *seps, ui
             break;
         uint64_t v[8];
         for (uint32_t i = 0; i < k; i++) {
-            char *e;
             if (s >= end || *s < '0' || *s > '9')
                 return 0;
-            v[i] = strtoull(s, &e, 10);
-            s = e;
+            v[i] = print_notes_num(s, end, &s);
             if (i + 1 < k) {
                 if (s >= end || *s != seps[i])
                     return 0;
                 s++;
             }
         }
-        if (print_notes_push(a, na, v, k) != 0)
+        if (print_notes_push(a, na, &cap, v, k) != 0)
             return -1;
     }
     return 0;

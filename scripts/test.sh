@@ -68,7 +68,7 @@ rm -rf build/fuzz
 CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPROF_FUZZ=ON -DHPROF_TESTS=ON \
   >/dev/null
 cmake --build build/fuzz -j"$jobs" --target fuzz_reader fuzz_opts fuzz_cmd fuzz_convert fuzz_asm \
-  fuzz_asm_roundtrip fuzz_ctl fuzz_redact fuzz_textprof fuzz_heapgraph
+  fuzz_asm_roundtrip fuzz_ctl fuzz_redact fuzz_textprof fuzz_heapgraph fuzz_report fuzz_histo
 # inputs that once crashed or misled the reader: each must now run clean
 build/fuzz/tests/fuzz/fuzz_reader tests/fuzz/crashes/* 2>&1 | tail -n 2
 work=$(mktemp -d)
@@ -130,5 +130,17 @@ build/fuzz/tests/fuzz/fuzz_textprof -max_total_time=10 -max_len=65536 -artifact_
   "$work/textprof" 2>&1 | tail -n 2
 echo "fuzz: no crash in 10 s (text layout reader)"
 
-echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 10 fuzz runs"
-echo "$((n_main + n_stress + n_asan + 10)) passed, 0 failed"
+# the report's data (any bytes as a profile and as a diff) and the class
+# histogram with the Java names hprof diff builds, on the reader's corpus
+mkdir -p "$work/report" "$work/histo"
+cp -r "$root"/tests/fuzz/corpus/. "$root"/tests/fixtures/jdk8-java.hprof.txt "$work/report"/ 2>/dev/null || true
+build/fuzz/tests/fuzz/fuzz_report -max_total_time=10 -max_len=65536 -artifact_prefix="$work/" \
+  "$work/report" 2>&1 | tail -n 2
+echo "fuzz: no crash in 10 s (report data)"
+cp -r "$root"/tests/fuzz/corpus/. "$work/histo"/ 2>/dev/null || true
+build/fuzz/tests/fuzz/fuzz_histo -max_total_time=10 -max_len=65536 -artifact_prefix="$work/" \
+  "$work/histo" 2>&1 | tail -n 2
+echo "fuzz: no crash in 10 s (class histogram, diff names)"
+
+echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 12 fuzz runs"
+echo "$((n_main + n_stress + n_asan + 12)) passed, 0 failed"

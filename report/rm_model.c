@@ -865,54 +865,6 @@ static int rm_read_text(const char *path, char **buf, size_t *len)
     return 1;
 }
 
-/* Standard input copied to a temporary file (it is read twice: text or
- * binary is decided first). The malloc'ed path, or NULL with errno. */
-static char *rm_spool_stdin(void)
-{
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-    size_t n = strlen(dir) + 32;
-    char *path = malloc(n);
-    if (!path)
-        return NULL;
-    snprintf(path, n, "%s/hprof-report-XXXXXX", dir);
-    int fd = mkstemp(path);
-    if (fd < 0) {
-        free(path);
-        return NULL;
-    }
-    char b[65536];
-    int err = 0;
-    for (;;) {
-        ssize_t r = read(0, b, sizeof b);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            err = r < 0 ? errno : 0;
-            break;
-        }
-        for (ssize_t w = 0; w < r && !err;) {
-            ssize_t k = write(fd, b + w, (size_t)(r - w));
-            if (k < 0 && errno != EINTR)
-                err = errno;
-            else if (k > 0)
-                w += k;
-        }
-        if (err)
-            break;
-    }
-    if (close(fd) != 0 && !err)
-        err = errno;
-    if (err) {
-        unlink(path);
-        free(path);
-        errno = err;
-        return NULL;
-    }
-    return path;
-}
-
 /* Where to cut a text that ends inside a line: after its last whole line;
  * when that is inside a section, *close is the section's END line (the rows
  * before the cut are kept by closing it). */
@@ -966,7 +918,7 @@ int rm_add_file(rm_model *m, const char *path, char *err, size_t errcap)
     char *spool = NULL;
     const char *rpath = path;
     if (strcmp(path, "-") == 0) {
-        spool = rm_spool_stdin();
+        spool = print_spool_stdin(); /* read twice: text or binary first */
         if (!spool) {
             snprintf(err, errcap, "standard input: %s", strerror(errno));
             return -1;

@@ -1324,6 +1324,8 @@ static int print_run(print_ctx *c, const char *path, int want_heap)
     if (strcmp(path, "-") == 0) {
         spool = print_spool_stdin();
         if (!spool) {
+            fprintf(stderr, "hprof: cannot copy standard input to a temporary file (in $TMPDIR, "
+                            "else /tmp): %s\n", strerror(errno));
             status = PRINT_EXIT_PROBLEMS;
             goto done;
         }

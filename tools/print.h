@@ -113,9 +113,10 @@ int print_usage_error(const char *fmt, const char *arg);
 int print_args(int argc, char **argv, const char *const *flags, int *const *set,
                const char *const *valued, const char **const *val, const char **path);
 
-/* For the commands (print_util.c): copies standard input to a temporary file
- * under $TMPDIR (or /tmp), as the two passes must re-read it. Returns the
- * malloc'ed path (unlink and free it), or NULL after a message on stderr. */
+/* For readers that read their input twice (print's two passes, the
+ * report): copies standard input to a temporary file under $TMPDIR (or
+ * /tmp). Returns the malloc'ed path (unlink and free it), or NULL with
+ * errno set; the caller reports it. */
 char *print_spool_stdin(void);
 
 #endif /* HPROF_TOOLS_PRINT_H */

@@ -79,8 +79,10 @@ const char *print_line_text(int32_t line, char *buf, size_t cap)
 
 /* ------------------------------------------------------ standard input */
 
-/* Copies standard input to a temporary file, as pass 2 must re-read it.
- * Returns the malloc'ed path, or NULL with a message. */
+/* Copies standard input to a temporary file in $TMPDIR (else /tmp), for
+ * readers that read their input twice (print's pass 2, the report's text or
+ * binary decision). Returns the malloc'ed path, or NULL with errno set (no
+ * file left behind); the caller says what failed. */
 char *print_spool_stdin(void)
 {
     const char *dir = getenv("TMPDIR");
@@ -88,16 +90,14 @@ char *print_spool_stdin(void)
         dir = "/tmp";
     size_t n = strlen(dir) + 32;
     char *path = malloc(n);
-    if (!path) {
-        fprintf(stderr, "hprof: out of memory\n");
+    if (!path)
         return NULL;
-    }
-    snprintf(path, n, "%s/hprof-print-XXXXXX", dir);
+    snprintf(path, n, "%s/hprof-stdin-XXXXXX", dir);
     int fd = mkstemp(path);
     if (fd < 0) {
-        fprintf(stderr, "hprof: cannot create a temporary copy of standard input in %s: %s\n", dir,
-                strerror(errno));
+        int e = errno;
         free(path);
+        errno = e;
         return NULL;
     }
     char buf[65536];
@@ -110,15 +110,12 @@ char *print_spool_stdin(void)
             err = r < 0 ? errno : 0;
             break;
         }
-        for (ssize_t w = 0; w < r;) {
+        for (ssize_t w = 0; w < r && !err;) {
             ssize_t k = write(fd, buf + w, (size_t)(r - w));
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k < 0) {
+            if (k < 0 && errno != EINTR)
                 err = errno;
-                break;
-            }
-            w += k;
+            else if (k > 0)
+                w += k;
         }
         if (err)
             break;
@@ -126,9 +123,9 @@ char *print_spool_stdin(void)
     if (close(fd) != 0 && !err)
         err = errno;
     if (err) {
-        fprintf(stderr, "hprof: cannot copy standard input to %s: %s\n", path, strerror(err));
         unlink(path);
         free(path);
+        errno = err;
         return NULL;
     }
     return path;

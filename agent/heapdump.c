@@ -1188,6 +1188,10 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
             hp_error("heap dump: cannot create %s: %s", fpath, why);
             goto done;
         }
+        if (g_hp.o.gzip && !(sink = out_gzip_sink(sink))) { /* as the output (out.c) */
+            hp_error("heap dump: out of memory");
+            goto done;
+        }
         hw_options fo;
         hw_options_init(&fo);
         fo.id_size = st.idsz;

@@ -497,7 +497,7 @@ static int hs_convert(const char *tmp, const char *dest, int id4, int gz)
         co.renumber = 1;
     }
     co.gzip = gz;
-    co.gzip_level = 1;
+    co.gzip_level = HPROF_GZIP_LEVEL;
     convert_stats cs;
     char msg[512];
     if (convert_file(tmp, dest, &co, &cs, msg, sizeof msg) != 0) {
@@ -506,12 +506,6 @@ static int hs_convert(const char *tmp, const char *dest, int id4, int gz)
         return -1;
     }
     return 0;
-}
-
-static int hs_gz_name(const char *name)
-{
-    size_t n = strlen(name);
-    return n > 3 && strcmp(name + n - 3, ".gz") == 0;
 }
 
 int hs_dump(jvmtiEnv *j, JNIEnv *env)
@@ -523,9 +517,9 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
     int text = !g_hp.o.binary, stream = !text && (g_hp.net_fd >= 0 || out_dump_streamed());
     int own = !text && !stream && nth == 1 && out_dumps_only(); /* the output itself */
     int id4 = !text && g_hp.o.id_size == 4;
-    /* file=NAME.gz: HotSpot's -gz layout (its dumper cannot be asked for
+    /* gzip=y (file=NAME.gz): HotSpot's -gz layout (its dumper cannot be asked for
      * it through dumpHeap: docs/heap-dump.md); streams stay plain */
-    int gz = !text && !stream && hs_gz_name(g_hp.outname);
+    int gz = !text && !stream && g_hp.o.gzip;
     int conv = id4 || gz;
     char dest[sizeof g_hp.outname + 16] = "";
     if (!text && !stream) {

@@ -71,6 +71,7 @@ static const optdef defs[] = {
       "(0 counts every allocation)" },
     { "idsize", K_IDSIZE, 0, "4 or 8" },
     { "shape", K_SHAPE, 0, "hotspot or original" },
+    YN("gzip", gzip),
     /* Not listed in the unknown-option message from here on. */
     YN("gc_okay", gc_okay),
     YN("primfields", primfields),
@@ -88,7 +89,7 @@ static const optdef defs[] = {
     { "precrash", K_REMOVED, 0, "removed; use -XX:OnError='precrash -p %p' instead" },
 };
 #define NDEFS (sizeof defs / sizeof defs[0])
-#define NPUBLIC 19 /* defs[0..NPUBLIC) are the public options */
+#define NPUBLIC 20 /* defs[0..NPUBLIC) are the public options */
 
 /* How much of a value a message quotes, so the full string still shows. */
 #define SHOW_MAX 60
@@ -491,6 +492,7 @@ void opts_init(opts *o)
     o->primarrays = 1;
     o->id_size = 8;
     o->net_timeout_s = OPTS_NET_TIMEOUT_S;
+    o->gzip = -1; /* not given: decided by the file name (finish) */
 }
 
 void opts_cleanup(opts *o)
@@ -516,6 +518,15 @@ static int finish(opts *o, const perr *e)
     if (o->id_size == 4 && o->heap_dump && o->heap_sites)
         return fail(e, "idsize=4 cannot be combined with heap=all: objects tracked for sites "
                        "carry 64-bit ids; use idsize=8, or heap=dump alone");
+    /* gzip: file=NAME.gz asks for it; gzip=y without file= compresses the
+     * default file, named with .gz then. net=: the front end writes the
+     * file (hprof-ctl can be told to compress), the socket carries plain
+     * HPROF that it splits and answers to by record. */
+    if (o->gzip < 0)
+        o->gzip = o->file && opts_gz_name(o->file);
+    if (o->gzip && o->net)
+        return fail(e, "gzip=y cannot be combined with net=: the socket carries plain HPROF, "
+                       "which the front end writes to its file; use file= to compress");
     /* The old prof format only ever showed caller and callee. */
     if (o->cpu == OPTS_CPU_OLD)
         o->depth = 2;
@@ -629,6 +640,9 @@ static const struct {
     { "", "(its root kinds and records only), or as", "" },
     { "", "the original did (every JVMTI root kind,", "" },
     { "", "CONTROL SETTINGS, THREAD START/END)", "" },
+    { "gzip=y|n", "compress the output file as HotSpot's -gz does", "y for a" },
+    { "", "(gzip, one member per MiB, level 1); heap", "file=*.gz" },
+    { "", "dumps in files of their own too", "" },
 };
 
 void opts_usage(FILE *out)
@@ -662,7 +676,8 @@ void opts_usage(FILE *out)
           "Notes:\n"
           "  - The contents of _JAVA_HPROF_OPTIONS are added after the options above.\n"
           "  - format=b does not go with cpu=times, cpu=old or monitor=y.\n"
-          "  - Only one of file= and net= may be given, once.\n"
+          "  - Only one of file= and net= may be given, once; gzip=y goes with file=\n"
+          "    only (without file=, the default name gets .gz).\n"
           "  - cpu=old always keeps 2 frames per trace.\n"
           "  - A running program writes a profile on kill -QUIT <pid> or\n"
           "    jcmd <pid> JVMTI.data_dump; doe=y writes one more at exit.\n"
@@ -676,6 +691,12 @@ void opts_usage(FILE *out)
 
 /* ------------------------------------------------------------ naming */
 
+int opts_gz_name(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 3 && strcmp(name + n - 3, ".gz") == 0;
+}
+
 static int path_exists(const char *path)
 {
     return access(path, F_OK) == 0;
@@ -684,8 +705,11 @@ static int path_exists(const char *path)
 int opts_output_name(const opts *o, long pid, int (*exists)(const char *path), char *buf,
                      size_t buflen)
 {
-    const char *base =
-        o->file ? o->file : (o->binary ? OPTS_DEFAULT_FILE : OPTS_DEFAULT_TEXT_FILE);
+    const char *base = o->file                  ? o->file
+                       : o->gzip && o->binary ? OPTS_DEFAULT_FILE ".gz"
+                       : o->gzip              ? OPTS_DEFAULT_TEXT_FILE ".gz"
+                       : o->binary            ? OPTS_DEFAULT_FILE
+                                              : OPTS_DEFAULT_TEXT_FILE;
     if (!exists)
         exists = path_exists;
     size_t len = strlen(base);
@@ -697,13 +721,14 @@ int opts_output_name(const opts *o, long pid, int (*exists)(const char *path), c
         memcpy(buf, base, len + 1);
         return 0;
     }
-    /* Keep a text file recognisable as text: the pid goes before .txt. */
+    /* Keep a text file recognisable as text, and a gzip file as gzip: the
+     * pid goes before .txt, .gz, .txt.gz */
     size_t stem = len;
-    const char *suffix = "";
-    if (!o->binary && len >= 4 && strcasecmp(base + len - 4, ".txt") == 0) {
-        stem = len - 4;
-        suffix = base + stem;
-    }
+    if (len > 3 && strcmp(base + len - 3, ".gz") == 0)
+        stem -= 3;
+    if (!o->binary && stem >= 4 && strncasecmp(base + stem - 4, ".txt", 4) == 0)
+        stem -= 4;
+    const char *suffix = base + stem;
     for (int i = 1; i <= 1000; i++) {
         int n = i == 1 ? snprintf(buf, buflen, "%.*s.%ld%s", (int)stem, base, pid, suffix)
                        : snprintf(buf, buflen, "%.*s.%ld.%d%s", (int)stem, base, pid, i,

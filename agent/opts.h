@@ -111,6 +111,11 @@ typedef struct opts {
                                        HotSpot's records; original: every root
                                        kind JVMTI reports, CONTROL SETTINGS and
                                        THREAD START/END, as the original did */
+    int gzip;                       /* gzip=y|n: the output file (and each heap
+                                       dump's file of its own) in HotSpot's -gz
+                                       layout, zlib level 1; -1 until parsed,
+                                       then y when file= ends in .gz, else n.
+                                       Refused with net= */
     unsigned net_timeout_s;         /* nettimeout= (test option, see above) */
     int help;                       /* the option string was exactly "help" */
     char *options;                  /* the full option string (after the env
@@ -140,11 +145,13 @@ int opts_parse(opts *o, const char *optstr, const char *env, char *err, size_t e
 void opts_usage(FILE *out);
 
 /*
- * The output file name: file= or java.hprof (format=b) / java.hprof.txt.
+ * The output file name: file= or java.hprof (format=b) / java.hprof.txt,
+ * with .gz added under gzip=y.
  * With force=n and an existing file, a name that includes the pid:
  * name.PID, or for text output with a trailing .txt (any case),
  * stem.PID.txt (e.g. foo.1234.txt); if that exists as well, name.PID.2,
- * name.PID.3 ... (stem.PID.2.txt). `exists` is the existence test (NULL:
+ * name.PID.3 ... (stem.PID.2.txt). A trailing .gz stays last
+ * (foo.1234.gz, foo.1234.txt.gz). `exists` is the existence test (NULL:
  * access(F_OK)); the tests inject their own.
  * Returns 0, or -1 if the name does not fit in buflen or no free name was
  * found among the first 1000 candidates. With net= there is no file; the
@@ -152,6 +159,9 @@ void opts_usage(FILE *out);
  */
 int opts_output_name(const opts *o, long pid, int (*exists)(const char *path), char *buf,
                      size_t buflen);
+
+/* Whether `name` ends in ".gz" (file=NAME.gz implies gzip=y). */
+int opts_gz_name(const char *name);
 
 /* Releases what opts_parse allocated and resets `o` to its defaults. */
 void opts_cleanup(opts *o);

@@ -48,6 +48,8 @@ struct hp_out {
     int hotspot_records; /* binary, heap dumps alone: no CONTROL SETTINGS, no
                             THREAD START/END (out_hotspot_records) */
     uint32_t messages; /* in-band messages written (out_message) */
+    int gz_file;       /* gzip=y into a regular file: a file, though its
+                          writer cannot patch (out_dump_streamed) */
 };
 
 /* Whether the binary output holds heap dumps and nothing else, written
@@ -300,6 +302,15 @@ static hw_sink *out_open_file(void)
     return NULL;
 }
 
+hw_sink *out_gzip_sink(hw_sink *file)
+{
+    int err = 0;
+    hw_sink *gz = hw_sink_gzip(file, HPROF_GZIP_LEVEL, &err);
+    if (!gz)
+        hw_sink_free(file);
+    return gz;
+}
+
 static void out_note_locked(hp_out *o, const char *text, size_t len);
 
 /* The HPROF_RUN_NOTE text (hprof_format.h): the settings in effect, the
@@ -355,6 +366,14 @@ int out_open(void)
         if (g_hp.net_fd >= 0)
             hp_error("out of memory opening %s", g_hp.outname);
         return -1;
+    }
+    if (g_hp.net_fd < 0 && g_hp.o.gzip) {
+        struct stat sb;
+        o->gz_file = stat(g_hp.outname, &sb) == 0 && S_ISREG(sb.st_mode);
+        if (!(sink = out_gzip_sink(sink))) {
+            hp_error("out of memory opening %s", g_hp.outname);
+            return -1;
+        }
     }
     if (g_hp.o.binary) {
         hw_options wo;
@@ -1160,7 +1179,7 @@ int out_dump_streamed(void)
     hp_out *o = out_begin();
     if (!o)
         return 0;
-    int r = o->w && !hw_writer_can_patch(o->w);
+    int r = o->w && !hw_writer_can_patch(o->w) && !o->gz_file;
     out_end();
     return r;
 }
@@ -1170,7 +1189,7 @@ int out_dumps_only(void)
     hp_out *o = out_begin();
     if (!o)
         return 0;
-    int r = o->w && o->hotspot_records && hw_writer_can_patch(o->w);
+    int r = o->w && o->hotspot_records && (hw_writer_can_patch(o->w) || o->gz_file);
     out_end();
     return r;
 }

@@ -73,13 +73,18 @@ void out_monitor_waited(const char *sig, int64_t waited_ms, uint32_t thread_seri
  * for out_dump_end (a top-level record inside a heap dump breaks VisualVM);
  * out_dump_load_class writes one now (before the dump's first segment). */
 struct hw_writer;
+struct hw_sink;
 struct hp_out *out_dump_begin(void);
 struct hw_writer *out_dump_writer(struct hp_out *o); /* the binary writer; NULL for text */
 /* Binary: true when the output cannot be overwritten (a socket, a FIFO, a
  * character device such as /dev/null): every heap dump then goes down it,
  * as with net=, none into <output>.N files beside something that is not a
- * file (/dev/null.2). Takes out_lock briefly: call it without. */
+ * file (/dev/null.2). gzip=y into a regular file is a file (no overwrite,
+ * but <output>.N beside it). Takes out_lock briefly: call it without. */
 int out_dump_streamed(void);
+/* gzip=y: `file` (a file sink) behind HotSpot's -gz layout at level
+ * HPROF_GZIP_LEVEL; NULL when out of memory, `file` then freed. */
+struct hw_sink *out_gzip_sink(struct hw_sink *file);
 /* Whether the output is a binary file that holds heap dumps alone (only
  * HotSpot's records): hsdump.c puts HotSpot's first dump in its place. */
 int out_dumps_only(void);

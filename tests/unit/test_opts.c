@@ -11,7 +11,9 @@
  *    parentheses, is one line, and the opts are left at their defaults;
  *  - the cross-checks of format=b with cpu=times|old and monitor=y;
  *  - _JAVA_HPROF_OPTIONS appended after a comma; help alone or combined;
- *  - the output name with force=y|n, text and binary, .txt in any case;
+ *  - gzip=y|n: implied by file=*.gz, refused with net=;
+ *  - the output name with force=y|n, text and binary, .txt in any case,
+ *    .gz kept last;
  *  - the help text lists every public option.
  */
 #include "testutil.h"
@@ -230,6 +232,7 @@ static void test_yes_no(void)
         { "primarrays", offsetof(opts, primarrays) },
         { "coredump", offsetof(opts, coredump) },   { "errorexit", offsetof(opts, errorexit) },
         { "pause", offsetof(opts, pause) },         { "debug", offsetof(opts, debug) },
+        { "gzip", offsetof(opts, gzip) },
     };
     opts o;
     opts_init(&o);
@@ -455,6 +458,33 @@ static void test_redact(void)
     CU_ASSERT_EQUAL_FATAL(ok(&o, "heap=all,format=b,redact=n", NULL), 0);
     CU_ASSERT_EQUAL(o.redact, 0);
     bad("redact=yes", NULL, "redact must be y or n", (char *)NULL);
+    opts_cleanup(&o);
+}
+
+/* gzip=y|n, implied by file=*.gz, refused with net=; the names it gives */
+static void test_gzip(void)
+{
+    opts o;
+    opts_init(&o);
+    CU_ASSERT_EQUAL_FATAL(ok(&o, "heap=all,format=b", NULL), 0);
+    CU_ASSERT_EQUAL(o.gzip, 0);
+    CU_ASSERT_EQUAL_FATAL(ok(&o, "heap=all,format=b,file=x.hprof.gz", NULL), 0);
+    CU_ASSERT_EQUAL(o.gzip, 1);
+    CU_ASSERT_EQUAL_FATAL(ok(&o, "file=x.hprof.GZ", NULL), 0); /* as gzip -S: exactly .gz */
+    CU_ASSERT_EQUAL(o.gzip, 0);
+    CU_ASSERT_EQUAL_FATAL(ok(&o, "file=x.hprof.gz,gzip=n", NULL), 0); /* said: as said */
+    CU_ASSERT_EQUAL(o.gzip, 0);
+    CU_ASSERT_EQUAL_FATAL(ok(&o, "gzip=n,file=.gz", NULL), 0);
+    CU_ASSERT_EQUAL(o.gzip, 0);
+    CU_ASSERT_EQUAL_FATAL(ok(&o, "file=x.hprof,gzip=y,format=b", NULL), 0);
+    CU_ASSERT_EQUAL(o.gzip, 1);
+    CU_ASSERT_EQUAL_FATAL(ok(&o, "format=a,gzip=y", NULL), 0); /* the text, compressed */
+    CU_ASSERT_EQUAL(o.gzip, 1);
+    bad("net=h:1,gzip=y", NULL, "gzip=y cannot be combined with net=", "use file=", (char *)NULL);
+    bad("gzip=y,net=localhost:9", NULL, "gzip=y cannot be combined with net=", (char *)NULL);
+    CU_ASSERT_EQUAL_FATAL(ok(&o, "net=h:1,gzip=n", NULL), 0);
+    CU_ASSERT_EQUAL(o.gzip, 0);
+    bad("gzip=1", NULL, "gzip must be y or n", (char *)NULL);
     opts_cleanup(&o);
 }
 
@@ -687,7 +717,7 @@ static void test_usage(void)
     const char *must[] = { "heap=dump|sites|all", "cpu=samples|times|old", "monitor=y|n",
                            "format=a|b", "file=", "net=", "depth=", "interval=", "cutoff=",
                            "lineno=y|n", "thread=y|n", "doe=y|n", "msa=y|n", "force=y|n",
-                           "verbose=y|n", "sample=", "idsize=4|8", "java.hprof[.txt]",
+                           "verbose=y|n", "sample=", "idsize=4|8", "gzip=y|n", "java.hprof[.txt]",
                            "0.0001", "gc_okay", "_JAVA_HPROF_OPTIONS", "Examples",
                            "cpu=samples,interval=20,depth=3", "heap=sites", "Xrunhprof" };
     for (size_t i = 0; i < sizeof must / sizeof must[0]; i++) {
@@ -761,6 +791,13 @@ static int exists_stale(const char *path)
     return in_set(set, path);
 }
 
+static int exists_gz(const char *path)
+{
+    static const char *set[] = { "java.hprof.gz", "java.hprof.txt.gz", "d.hprof.gz",
+                                 "d.txt.gz", NULL };
+    return in_set(set, path);
+}
+
 static int exists_all(const char *path)
 {
     return 1;
@@ -807,6 +844,15 @@ static void test_output_name(void)
     name_is("file=out.txt,force=n,format=b", exists_mine, 5, "out.txt.5");
     name_is("file=new.txt,force=n", exists_mine, 5, "new.txt");
 
+    /* gzip: .gz added to the default names, and kept last with force=n */
+    name_is("gzip=y", exists_none, 9, "java.hprof.txt.gz");
+    name_is("gzip=y,format=b", exists_none, 9, "java.hprof.gz");
+    name_is("gzip=y,format=b,force=n", exists_gz, 9, "java.hprof.9.gz");
+    name_is("gzip=y,force=n", exists_gz, 9, "java.hprof.9.txt.gz");
+    name_is("file=d.hprof.gz,force=n,format=b", exists_gz, 9, "d.hprof.9.gz");
+    name_is("file=d.txt.gz,force=n", exists_gz, 9, "d.9.txt.gz");
+    name_is("file=d.txt.gz,force=n,format=b", exists_gz, 9, "d.txt.9.gz");
+    name_is("file=d.hprof.gz,force=y,format=b", exists_gz, 9, "d.hprof.gz");
     name_is("force=n", exists_stale, 42, "java.hprof.42.3.txt");
     name_is("force=n,format=b", exists_stale, 42, "java.hprof.42.2");
 
@@ -856,6 +902,7 @@ static int add_suites(void)
         !CU_add_test(s, "error buffer", test_error_buffer) ||
         !CU_add_test(s, "environment", test_env) ||
         !CU_add_test(s, "shape", test_shape) || !CU_add_test(s, "redact", test_redact) ||
+        !CU_add_test(s, "gzip", test_gzip) ||
         !CU_add_test(s, "help", test_help) ||
         !CU_add_test(s, "usage text", test_usage) ||
         !CU_add_test(s, "output name", test_output_name))

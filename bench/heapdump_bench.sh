@@ -18,7 +18,13 @@
 # dump rendered as HEAP DUMP BEGIN ... END text) instead of the binary one.
 # AGENT_OPTS adds options to the agent's (e.g. AGENT_OPTS=redact=y: the same
 # dump with every primitive value written as zero).
-# usage: bench/heapdump_bench.sh [BUILD_DIR]   env: REPS=3 NODES=15000000 ARRAYS=1000000 JDKS="..." FORMAT=b|a MODE=dump|all AGENT_OPTS=...
+# GZ=1 (format=b) adds, in every round, a JVM whose output is ours.hprof.gz
+# (gzip=y: HotSpot's -gz layout, level 1), started just before or after
+# the plain one (alternating), and prints for each JDK: the plain dump's
+# time, the gzip dump's, gz/plain, their sizes and plain/gz; the last
+# lines are the ratios of every JDK (GZ RATIOS). HotSpot's dumps are taken
+# in the plain JVM only.
+# usage: bench/heapdump_bench.sh [BUILD_DIR]   env: REPS=3 NODES=15000000 ARRAYS=1000000 JDKS="..." FORMAT=b|a MODE=dump|all AGENT_OPTS=... GZ=0|1
 set -euo pipefail
 trap 'echo "heapdump_bench.sh: failed at line $LINENO" >&2' ERR
 cd "$(dirname "$0")/.."
@@ -36,6 +42,9 @@ AGENT_OPTS=${AGENT_OPTS:+,$AGENT_OPTS}
 JDKS=${JDKS:-"/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64"}
 FORMAT=${FORMAT:-b}
 MODE=${MODE:-dump}
+GZ=${GZ:-0}
+[ "$GZ" = 0 ] || [ "$FORMAT" = b ] || { echo "heapdump_bench.sh: GZ=1 needs FORMAT=b" >&2; exit 2; }
+GZ_SUMMARY=""
 case $FORMAT in
     b) OURS=ours.hprof ;;
     a) OURS=ours.txt ;;
@@ -55,16 +64,20 @@ echo "heap dump benchmark: HeapBench $NODES nodes + $ARRAYS int[100]; heap=$MODE
 for jdk in $JDKS; do
     v=$("$jdk/bin/java" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')
     declare -A T=()
-    for r in $(seq "$REPS"); do
+    # jvm_round R GZ: one JVM under the agent, HotSpot's dumps (GZ=0) and ours
+    jvm_round() {
+        local r=$1 gz=$2 out=$OURS x="" gopt=""
+        if [ "$gz" = 1 ]; then out=ours.hprof.gz x=_gz gopt=,gzip=y; fi
         rm -f "$DIR"/fifo "$DIR"/*.hprof* "$DIR/$OURS"
         mkfifo "$DIR/fifo"
-        "$jdk/bin/java" -Xms3g -Xmx3g "-agentpath:$AGENT=heap=$MODE,format=$FORMAT,doe=n,file=$DIR/$OURS$AGENT_OPTS" \
+        "$jdk/bin/java" -Xms3g -Xmx3g "-agentpath:$AGENT=heap=$MODE,format=$FORMAT,doe=n,file=$DIR/$out$gopt$AGENT_OPTS" \
             -cp "$DIR" HeapBench "$NODES" "$ARRAYS" <"$DIR/fifo" >"$DIR/out.txt" 2>"$DIR/err.txt" &
         pid=$!
         exec 7>"$DIR/fifo"
         for _ in $(seq 1 600); do grep -q '^ready' "$DIR/out.txt" 2>/dev/null && break; sleep 0.1; done
         grep -q '^ready' "$DIR/out.txt" || { echo "HeapBench did not start: $(cat "$DIR/err.txt")"; exit 1; }
         hs() { # HotSpot's dump(s)
+            [ "$gz" = 0 ] || return 0
             local t0 t1
             t0=$(now); "$jdk/bin/jcmd" $pid GC.heap_dump "$DIR/hs.hprof" >/dev/null; t1=$(now)
             T[hs]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') "
@@ -84,14 +97,15 @@ for jdk in $JDKS; do
             t0=$(now); "$jdk/bin/jcmd" $pid JVMTI.data_dump >/dev/null
             for _ in $(seq 1 6000); do grep -q 'done\.' "$DIR/err.txt" && break; sleep 0.01; done
             t1=$(now)
-            T[ours]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') "
-            T[rss_growth]+="$(( ($(hwm_kb $pid) - rss0) / 1024 )) "
-            T[ours_mb]+="$(stat -c %s "$DIR/$OURS") "
+            T[ours$x]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') "
+            T[rss_growth$x]+="$(( ($(hwm_kb $pid) - rss0) / 1024 )) "
+            T[ours${x}_mb]+="$(stat -c %s "$DIR/$out") "
+            [ "$gz" = 0 ] || T[ours_gz_plain]+="$(gzip -dc "$DIR/$out" | wc -c) "
         }
         if [ $((r % 2)) = 1 ]; then hs; ours; else ours; hs; fi
         # a later dump of the same run (heap=dump: the first one also
         # prepares the call, loading java.management)
-        if [ "${SECOND:-1}" = 1 ]; then
+        if [ "${SECOND:-1}" = 1 ] && [ "$gz" = 0 ]; then
             # the first file goes, as jcmd's do: its write-back would slow this one
             [ "$FORMAT" = b ] && rm -f "$DIR/ours.hprof"
             : >"$DIR/err.txt"
@@ -100,7 +114,7 @@ for jdk in $JDKS; do
             t1=$(now)
             T[ours2]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') "
         fi
-        T[rss]+="$(( $(rss_kb $pid) / 1024 )) "
+        [ "$gz" = 1 ] || T[rss]+="$(( $(rss_kb $pid) / 1024 )) "
         exec 7>&-
         wait $pid || true
         if [ "$FORMAT" = b ]; then
@@ -109,6 +123,15 @@ for jdk in $JDKS; do
             echo "  text: $(grep -c '^HEAP DUMP END$' "$DIR/$OURS") dump, $(grep -c '^OBJ ' "$DIR/$OURS") OBJ, $(grep -c '^ARR ' "$DIR/$OURS") ARR lines"
         fi
         rm -f "$DIR"/ours.hprof* "$DIR/$OURS"
+    }
+    for r in $(seq "$REPS"); do
+        if [ "$GZ" = 1 ] && [ $((r % 2)) = 0 ]; then
+            jvm_round "$r" 1
+            jvm_round "$r" 0
+        else
+            jvm_round "$r" 0
+            [ "$GZ" = 0 ] || jvm_round "$r" 1
+        fi
     done
     m() { echo ${T[$1]} | tr ' ' '\n' | median; }
     hs=$(m hs) ours=$(m ours) hsb=$(m hs_mb) ob=$(m ours_mb)
@@ -125,5 +148,18 @@ for jdk in $JDKS; do
             "$(awk -v a="$(m ours2)" -v b="$hs" 'BEGIN { print a / b }')"
     fi
     printf "        JVM RSS %s MB; RSS growth during our dump %s MB (median)\n" "$(m rss)" "$(m rss_growth)"
+    if [ "$GZ" = 1 ]; then
+        g=$(m ours_gz) gb=$(m ours_gz_mb) gp=$(m ours_gz_plain)
+        line=$(printf "JDK %s heap=%s: plain %.2f s (%.0f MB); gzip %.2f s (%.0f MB, %.0f MB inflated): gz/plain time %.2f, size plain/gz %.2f" \
+            "$v" "$MODE" "$ours" "$(awk -v b="$ob" 'BEGIN { print b / 1e6 }')" "$g" \
+            "$(awk -v b="$gb" 'BEGIN { print b / 1e6 }')" "$(awk -v b="$gp" 'BEGIN { print b / 1e6 }')" \
+            "$(awk -v a="$g" -v b="$ours" 'BEGIN { print a / b }')" "$(awk -v a="$ob" -v b="$gb" 'BEGIN { print a / b }')")
+        echo "        $line; RSS growth during the gzip dump $(m rss_growth_gz) MB"
+        GZ_SUMMARY+="$line"$'\n'
+    fi
     unset T
 done
+if [ "$GZ" = 1 ]; then
+    echo "GZ RATIOS (medians of $REPS, load at the end: $(uptime | sed 's/.*load average: //')):"
+    printf "%s" "$GZ_SUMMARY"
+fi

@@ -19,7 +19,7 @@ set -euo pipefail
 # ---------------------------------------------------------------- the test
 compile SitesDemo
 AGENT_DIR=$(dirname "$AGENT")
-OPTIONS="heap cpu monitor format file net depth interval cutoff lineno thread doe msa force verbose redact sample idsize shape gc_okay"
+OPTIONS="heap cpu monitor format file net depth interval cutoff lineno thread doe msa force verbose redact sample idsize shape gzip gc_okay"
 
 # bad OPTSTRING NAME: the JVM refuses to start (exit 1) with an HPROF ERROR naming NAME
 bad() {
@@ -82,6 +82,7 @@ for JDK in $FOUND_JDKS; do
     bad sample=-5 sample
     bad idsize=3 idsize
     bad shape=jvmti shape
+    bad gzip=9 gzip
     bad gc_okay=x gc_okay
     bad logflags=zz logflags
     bad exitpause=y exitpause
@@ -92,6 +93,7 @@ for JDK in $FOUND_JDKS; do
     bad format=b,cpu=times cpu=times
     bad cpu=old,format=b cpu=old
     bad format=b,monitor=y monitor=y
+    bad gzip=y,net=localhost:9 "gzip=y cannot be combined with net="
     step "_JAVA_HPROF_OPTIONS is appended to the options"
     _JAVA_HPROF_OPTIONS=depth=deep bad heap=sites,file=$WORK/env.txt depth
     _JAVA_HPROF_OPTIONS=depth=1 jrun env$V 0 no "-agentpath:$AGENT=heap=sites,file=$WORK/env$V.txt" -cp classes SitesDemo 2 100 1 1

@@ -33,6 +33,7 @@
 #include "classes.h"
 #include "hprof/hprof_format.h"
 #include "hprof/hw_writer.h"
+#include "hdgz.h"
 #include "hdmirror.h"
 #include "hdresolve.h"
 #include "hdvthread.h"
@@ -867,14 +868,19 @@ static int hd_tmpfile(void)
     return fd;
 }
 
-/* A binary writer into the temporary file `fd` (not closed with it). */
-static hw_writer *hd_tmp_writer(int fd, unsigned idsz)
+/* A binary writer into the temporary file `fd` (not closed with it); with
+ * `gz`, the file holds gzip members made on its I/O thread (hdgz.h). */
+static hw_writer *hd_tmp_writer(int fd, unsigned idsz, hdgz **gz)
 {
     hw_options wo;
     hw_options_init(&wo);
     wo.id_size = idsz;
     wo.io_thread = 1;
-    hw_sink *sink = hw_sink_fd(fd, 0);
+    hw_sink *sink = NULL;
+    if (gz)
+        *gz = hdgz_open(fd, &sink);
+    else
+        sink = hw_sink_fd(fd, 0);
     hw_writer *w = sink ? hw_writer_open(sink, &wo, NULL) : NULL;
     if (!w)
         hp_error("heap dump: out of memory");
@@ -945,8 +951,9 @@ static hw_writer *hd_mem_writer(const hd_state *st, hw_sink **ms)
 
 /* Every CLASS DUMP of the dump as bare sub-records (the bodies of the
  * segments a memory writer cut them into), malloc'ed; NULL if out of memory
- * (or a u4 would not hold them). */
-static uint8_t *hd_class_bytes(hd_state *st, uint32_t *len)
+ * (or a u4 would not hold them). With `late`, what hdr_write_heap writes
+ * follows them. */
+static uint8_t *hd_class_bytes(hd_state *st, uint32_t *len, int late)
 {
     hw_sink *ms;
     hw_writer *w = hd_mem_writer(st, &ms);
@@ -955,6 +962,12 @@ static uint8_t *hd_class_bytes(hd_state *st, uint32_t *len)
         goto done;
     hw_heap_begin(w);
     hd_class_dumps(st, w);
+    if (late) {
+        hw_writer *mw = st->mw;
+        st->mw = w;
+        hdr_write_heap(st);
+        st->mw = mw;
+    }
     hw_heap_end(w);
     if (hw_writer_close(w, NULL, 0) || st->err)
         goto done;
@@ -1076,6 +1089,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     int rc = -1, tfd = -1, afd = -1, walked = 0;
     char cut[HD_CUT_MAX] = ""; /* why the dump is incomplete: the first reason */
     hd_thread *thr = NULL;
+    hdgz *gz = NULL;
     uint32_t nthr = 0;
     char fpath[sizeof g_hp.outname + 16];
 
@@ -1152,7 +1166,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     uint32_t nth = ++g_hp.heap_dumps;
     if (text) {
         afd = hd_tmpfile();
-        if (afd < 0 || !(st.mw = hd_tmp_writer(afd, st.idsz)))
+        if (afd < 0 || !(st.mw = hd_tmp_writer(afd, st.idsz, NULL)))
             goto done;
         hd_prelude(&st, thr, nthr, 0); /* the traces are printed by out.c */
     } else if (nth == 1 || g_hp.net_fd >= 0 || out_dump_streamed()) {
@@ -1216,13 +1230,13 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     uint8_t *cd = NULL;
     uint32_t cdlen = 0;
     uint64_t cdat = 0, resv_at = 0, resv_len = 0;
-    int te = 0;
+    int te = 0, ended = 0;
     if (!text && hw_writer_can_patch(st.mw)) {
         resv_at = hw_writer_offset(st.mw);
         hd_reserve(st.mw, HD_RESERVE);
         resv_len = hw_writer_offset(st.mw) - resv_at;
         hw_heap_begin(st.mw);
-        if (!(cd = hd_class_bytes(&st, &cdlen)))
+        if (!(cd = hd_class_bytes(&st, &cdlen, 0)))
             goto oom_output;
         hw_heap_segment_raw(st.mw, cd, cdlen);
         cdat = hw_writer_offset(st.mw) - cdlen;
@@ -1241,7 +1255,8 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
             st.rw = st.mw;
         }
         tfd = hd_tmpfile();
-        if (tfd < 0 || !(st.tw = hd_tmp_writer(tfd, st.idsz))) {
+        /* gzip=y: the objects' file is compressed as the walk goes */
+        if (tfd < 0 || !(st.tw = hd_tmp_writer(tfd, st.idsz, !text && g_hp.o.gzip ? &gz : NULL))) {
             if (!text)
                 hw_heap_begin(st.mw); /* an empty dump: the output goes on */
             hw_heap_end(st.mw);
@@ -1292,7 +1307,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     free(zero);
     if (st.tw == st.mw) {
         uint32_t n1 = 0;
-        cd = hd_class_bytes(&st, &n1);
+        cd = hd_class_bytes(&st, &n1, 0);
         if (cd && n1 != cdlen && !st.err)
             st.err = EPROTO; /* cannot be: the same classes, the same fields */
         if (cd && !st.err)
@@ -1305,10 +1320,20 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     } else {
         if (e == JVMTI_ERROR_NONE && hdr_resolve(&st, env) == 0)
             hdr_write_names(&st, st.mw);
-        if (!text)
+        if (gz) { /* the classes in one segment that ends at a block boundary */
+            if (!(cd = hd_class_bytes(&st, &cdlen, 1)) && !st.err)
+                st.err = ENOMEM;
+            hdgz_align(st.mw, HD_RESERVE_ID, cdlen ? HPROF_RECORD_HEADER_SIZE + cdlen : 0);
             hw_heap_begin(st.mw);
-        hd_class_dumps(&st, st.mw);
-        hdr_write_heap(&st);
+            hw_heap_segment_raw(st.mw, cd, cd ? cdlen : 0);
+            free(cd);
+            cd = NULL;
+        } else {
+            if (!text)
+                hw_heap_begin(st.mw);
+            hd_class_dumps(&st, st.mw);
+            hdr_write_heap(&st);
+        }
         hw_heap_end(st.tw);
         char msg[256] = "";
         te = hw_writer_close(st.tw, msg, sizeof msg);
@@ -1317,12 +1342,15 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
             hp_error("heap dump: writing its temporary file in %s failed: %s; the dump is "
                      "incomplete", hd_tmpdir(), msg);
             hd_cut(cut, "writing the temporary file in %s failed: %s", hd_tmpdir(), strerror(te));
-        } else if ((te = hd_copy_segments(&st, tfd)) != 0) {
+        } else if ((te = gz ? hdgz_splice(gz, st.mw) : hd_copy_segments(&st, tfd)) != 0) {
             hp_error("heap dump: copying the temporary file failed: %s", strerror(te));
             hd_cut(cut, "copying the temporary file failed: %s", strerror(te));
+        } else {
+            ended = gz != NULL; /* with the temporary file's HEAP DUMP END */
         }
     }
-    hw_heap_end(st.mw);
+    if (!ended)
+        hw_heap_end(st.mw);
     if (st.reserve_short) {
         hdr_write_names(&st, st.mw);
         hp_error("heap dump: %u classes loaded during the dump did not fit the room kept for their "
@@ -1393,6 +1421,7 @@ done:
     }
     if (afd >= 0)
         close(afd);
+    hdgz_free(gz);
     if (tfd >= 0)
         close(tfd);
     free(thr);

@@ -15,7 +15,12 @@
  *    close returns ENOSPC; a writer over it latches ENOSPC with a message
  *    naming /dev/full;
  *  - a sink failing with EPIPE after its first member: never called again;
- *  - bad arguments: EINVAL.
+ *  - bad arguments: EINVAL;
+ *  - hw_writer_splice: members made by another gzip sink, passed through at
+ *    a block boundary, then plain bytes, then the writer's own: the members
+ *    are those of the whole stream; refused (EINVAL, latched) off a block
+ *    boundary, over a sink that is no gzip sink, with plain_len not len for
+ *    plain bytes, and a HEAP DUMP END outside a heap dump.
  */
 #include "testutil.h"
 
@@ -257,6 +262,81 @@ static void test_sticky(void)
     free(data);
 }
 
+/* A raw writer with the I/O thread on a gzip sink over `mem` (or on `mem`
+ * itself with gz 0). */
+static hw_writer *splice_writer(hw_sink *mem, int gz)
+{
+    int e = 0;
+    hw_sink *s = gz ? hw_sink_gzip(mem, 1, &e) : mem;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    hw_options o;
+    hw_options_init(&o);
+    o.raw = 1;
+    o.io_thread = 1;
+    hw_writer *w = hw_writer_open(s, &o, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    return w;
+}
+
+static void test_splice(void)
+{
+    size_t n = 3 * MIB + 15;
+    uint8_t *data = gz_pattern(n);
+    size_t mlen;
+    uint64_t nm;
+    uint8_t *members = gz_through(data + MIB, 2 * MIB, &mlen, &nm);
+    CU_ASSERT_EQUAL_FATAL(nm, 2);
+    hw_sink *mem = hw_sink_memory(0);
+    hw_writer *w = splice_writer(mem, 1);
+    CU_ASSERT_EQUAL(hw_raw_bytes(w, data, MIB), 0);
+    CU_ASSERT_EQUAL(hw_writer_splice(w, members, mlen, HW_SPLICE_GZIP, 2 * MIB), 0);
+    CU_ASSERT_EQUAL(hw_writer_splice(w, data + 3 * MIB, 5, 0, 5), 0);
+    CU_ASSERT_EQUAL(hw_writer_offset(w), 3 * MIB + 5);
+    CU_ASSERT_EQUAL(hw_raw_bytes(w, data + 3 * MIB + 5, 10), 0);
+    CU_ASSERT_EQUAL(hw_writer_close(w, NULL, 0), 0);
+    size_t glen;
+    uint8_t *g = tu_sink_copy(mem, &glen);
+    hw_sink_free(mem);
+    size_t sizes[8];
+    uint8_t *out = malloc(n);
+    CU_ASSERT_EQUAL(gz_members(g, glen, sizes, 8, out, n), 4);
+    CU_ASSERT_EQUAL(sizes[0], MIB);
+    CU_ASSERT_EQUAL(sizes[1], MIB);
+    CU_ASSERT_EQUAL(sizes[2], MIB);
+    CU_ASSERT_EQUAL(sizes[3], 15);
+    CU_ASSERT(memcmp(out, data, n) == 0);
+    free(out);
+    free(g);
+
+    /* refusals, each latched */
+    char msg[256];
+    mem = hw_sink_memory(0);
+    w = splice_writer(mem, 1);
+    CU_ASSERT_EQUAL(hw_raw_bytes(w, data, 3), 0);
+    CU_ASSERT_EQUAL(hw_writer_splice(w, members, mlen, HW_SPLICE_GZIP, 2 * MIB), EINVAL);
+    CU_ASSERT_EQUAL(hw_raw_bytes(w, data, 3), EINVAL);
+    CU_ASSERT_EQUAL(hw_writer_close(w, msg, sizeof msg), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "block boundary"));
+    hw_sink_free(mem);
+    mem = hw_sink_memory(0);
+    w = splice_writer(mem, 0);
+    CU_ASSERT_EQUAL(hw_writer_splice(w, members, mlen, HW_SPLICE_GZIP, 2 * MIB), EINVAL);
+    hw_writer_close(w, NULL, 0);
+    hw_sink_free(mem);
+    mem = hw_sink_memory(0);
+    w = splice_writer(mem, 1);
+    CU_ASSERT_EQUAL(hw_writer_splice(w, data, 5, 0, 6), EINVAL);
+    hw_writer_close(w, NULL, 0);
+    hw_sink_free(mem);
+    mem = hw_sink_memory(0);
+    w = splice_writer(mem, 1);
+    CU_ASSERT_EQUAL(hw_writer_splice(w, data, 5, HW_SPLICE_HEAP_END, 5), EINVAL);
+    hw_writer_close(w, NULL, 0);
+    hw_sink_free(mem);
+    free(members);
+    free(data);
+}
+
 static void test_bad_args(void)
 {
     int e = 0;
@@ -281,7 +361,8 @@ static int add_suites(void)
         !CU_add_test(s, "through a writer with the I/O thread", test_through_writer) ||
         !CU_add_test(s, "/dev/full: ENOSPC, sticky", test_dev_full) ||
         !CU_add_test(s, "a failing sink is not called again", test_sticky) ||
-        !CU_add_test(s, "bad arguments", test_bad_args))
+        !CU_add_test(s, "bad arguments", test_bad_args) ||
+        !CU_add_test(s, "hw_writer_splice", test_splice))
         return -1;
     return 0;
 }

@@ -350,6 +350,19 @@ uint64_t hw_sink_gzip_members(const hw_sink *s)
     return s && s->kind == HW_SINK_GZIP ? s->gz_members : 0;
 }
 
+int hw_sink_gzip_pass(hw_sink *s, const void *members, size_t len, uint64_t plain_len)
+{
+    if (!s || s->kind != HW_SINK_GZIP || s->gz_in_len != 0 || plain_len % HW_GZIP_BLOCK_SIZE)
+        return EINVAL;
+    if (s->gz_err)
+        return s->gz_err;
+    int e = hw_sink_write(s->inner, members, len);
+    if (e)
+        return s->gz_err = e;
+    s->gz_members += plain_len / HW_GZIP_BLOCK_SIZE;
+    return 0;
+}
+
 /* Compresses gz_in as one member and hands it to the inner sink. */
 static int hw_sink_gz_member(hw_sink *s)
 {

@@ -21,6 +21,12 @@ int hw_sink_can_patch(const hw_sink *s);
 int hw_sink_patch(hw_sink *s, uint64_t off, const void *data, size_t len);
 /* True for the memory sink, which outlives its writer. */
 int hw_sink_is_memory(const hw_sink *s);
+/* Hands `len` bytes of complete gzip members, which inflate to `plain_len`
+ * bytes (whole blocks: a multiple of HW_GZIP_BLOCK_SIZE), to a gzip sink's
+ * inner sink as they are, when the sink holds no partial block: 0, EINVAL
+ * (not a gzip sink, not at a block boundary, not whole blocks) or the inner
+ * sink's errno (sticky, as any write's). */
+int hw_sink_gzip_pass(hw_sink *s, const void *members, size_t len, uint64_t plain_len);
 /* A short description for messages ("file /tmp/x.hprof", "fd 5"). */
 const char *hw_sink_describe(const hw_sink *s);
 

@@ -1448,6 +1448,29 @@ int hw_writer_flush(hw_writer *w)
     return 0;
 }
 
+int hw_writer_splice(hw_writer *w, const void *data, size_t len, unsigned flags, uint64_t plain_len)
+{
+    int e = hw_writer_flush(w); /* the I/O thread is idle after it */
+    if (e)
+        return e;
+    int gz = (flags & HW_SPLICE_GZIP) != 0;
+    if (!gz && plain_len != len)
+        return hw_fail(w, EINVAL, "plain bytes spliced with plain_len %llu for %zu bytes",
+                       (unsigned long long)plain_len, len);
+    if ((flags & HW_SPLICE_HEAP_END) && (!w->in_heap || w->opt.heap_mode == HW_HEAP_SINGLE))
+        return hw_fail(w, EINVAL, "a spliced HEAP DUMP END without an open segmented heap dump");
+    e = len == 0 ? 0 : gz ? hw_sink_gzip_pass(w->sink, data, len, plain_len) : hw_sink_write(w->sink, data, len);
+    if (e == EINVAL && gz)
+        return hw_fail(w, EINVAL, "gzip members spliced into %s, which is no gzip sink at a block boundary",
+                       hw_sink_describe(w->sink));
+    if (e)
+        return hw_fail_io(w, e);
+    w->flushed += plain_len;
+    if (flags & HW_SPLICE_HEAP_END)
+        w->in_heap = 0;
+    return 0;
+}
+
 /* After a refused record (a logical error, the sink still healthy), delivers
  * every unit completed before it: the open segment or single 0x0C record is
  * cut at the mark and given its true length. The file then ends cleanly

@@ -225,6 +225,24 @@ HPROF_API int hw_writer_can_patch(const hw_writer *w);
  * field true. A sink that cannot be overwritten, or a range not written yet,
  * is refused with EINVAL; a write failure is latched like any other. */
 HPROF_API int hw_writer_patch(hw_writer *w, uint64_t offset, const void *data, size_t len);
+/* Appends bytes encoded elsewhere, as they are: flushes first (closing an
+ * open heap segment), then hands them to the sink. For a caller that wrote
+ * part of the file through another writer (the agent's heap walk into a
+ * temporary file): inside a heap dump, the caller vouches that they are
+ * whole HEAP DUMP SEGMENT records, or continue those spliced before, and
+ * that the writer's next record starts where they end. Flags:
+ *  - HW_SPLICE_GZIP: the sink is a gzip sink (hw_sink_gzip) at a block
+ *    boundary and `data` complete gzip members in its layout that inflate
+ *    to `plain_len` bytes, whole blocks: passed through without inflating
+ *    (EINVAL otherwise). Without it, `data` is plain HPROF (compressed by a
+ *    gzip sink as any write) and plain_len must be len.
+ *  - HW_SPLICE_HEAP_END: `data` ends with the HEAP DUMP END of the heap
+ *    dump open in the writer, which is then over (hw_heap_end is not called).
+ * hw_writer_offset counts plain_len. Returns 0 or the latched error. */
+#define HW_SPLICE_GZIP 1u
+#define HW_SPLICE_HEAP_END 2u
+HPROF_API int hw_writer_splice(hw_writer *w, const void *data, size_t len, unsigned flags,
+                               uint64_t plain_len);
 /* Ends an open heap dump (hw_heap_end), flushes, closes the sink, frees the
  * writer. Returns 0 or the first error; if `msg` is given, the error sentence
  * is copied there (NUL-terminated, truncated to `msglen`). */

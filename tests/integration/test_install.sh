@@ -209,7 +209,7 @@ done
 # the agent: every option= of its help, in the JDK's words
 "$JDK17/bin/java" -agentpath:"$PREFIX/lib/libhprof.so"=help >agent-help.txt 2>&1 || true
 opts=$(awk '/^Option/ {on = 1; next} on && /^[a-z_]+=/ {sub(/=.*/, ""); print} /^Examples/ {on = 0}' agent-help.txt)
-for o in heap cpu monitor format file net depth interval cutoff lineno thread doe msa force verbose sample idsize shape redact; do
+for o in heap cpu monitor format file net depth interval cutoff lineno thread doe msa force verbose sample idsize shape redact gzip; do
     echo "$opts" | grep -qx "$o" || fail "the agent's help lists no option $o= (or this test reads it wrongly): $(echo $opts)"
 done
 MANWIDTH=200 man -l "$PREFIX/share/man/man7/hprof-agent.7" >agent.man 2>/dev/null

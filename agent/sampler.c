@@ -22,6 +22,7 @@
 
 #define SAMPLER_STOP_WAIT_MS 5000 /* never hang the VM's exit on us */
 #define SAMPLER_NS_PER_MS 1000000
+#define SAMPLER_MIN_GAP 8 /* each wait >= interval / 8 (sampler_main) */
 
 /* The CPU time platform thread `t` used since the previous sample (0 at
  * its first sight, which only sets the baseline); -1 when it has no CPU
@@ -269,9 +270,13 @@ static int sampler_wait_until(jvmtiEnv *j, int64_t deadline)
  * plus a drawn wait, so the time a sample takes (the stack walks) and the
  * wake-up latency do not lengthen the period: the rate asked for is the
  * rate delivered (a wait after each sample gave ~830 instead of 1000
- * samples/s at 1 ms). When the sampler falls behind (a sample slower than
- * the interval, a loaded machine), it takes the next sample at once but
- * keeps at most one interval of debt, so it never bursts to catch up. */
+ * samples/s at 1 ms). A late wake-up is made up by the next wait. But
+ * each wait lasts at least SAMPLER_MIN_GAP of the interval: when the
+ * sampler falls behind (samples slower than the interval: many running
+ * threads, a loaded machine) the schedule restarts from now instead of
+ * firing the missed samples back to back, so it never bursts, and never
+ * stops the program's threads (a sample is a handshake or a safepoint)
+ * without a pause between two samples. */
 static void JNICALL sampler_main(jvmtiEnv *j, JNIEnv *env, void *arg)
 {
     (void)arg;
@@ -282,16 +287,16 @@ static void JNICALL sampler_main(jvmtiEnv *j, JNIEnv *env, void *arg)
     jx_lock(j, g_hp.sampler_lock);
     while (!g_hp.sampler_stop_req) {
         int64_t interval = (int64_t)g_hp.o.interval_ms * SAMPLER_NS_PER_MS;
+        int64_t soonest = hp_now_ns() + interval / SAMPLER_MIN_GAP;
         deadline += sampler_draw_ns(&rnd, interval);
+        if (deadline < soonest)
+            deadline = soonest;
         if (sampler_wait_until(j, deadline))
             break;
         jx_unlock(j, g_hp.sampler_lock);
         int64_t now = hp_now_ns();
         sampler_once(j, env, now - prev);
         prev = now;
-        int64_t after = hp_now_ns();
-        if (deadline < after - interval)
-            deadline = after - interval;
         jx_lock(j, g_hp.sampler_lock);
     }
     g_hp.sampler_running = 0;

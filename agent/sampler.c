@@ -248,14 +248,23 @@ static int64_t sampler_draw_ns(uint64_t *rnd, int64_t interval_ns)
  * milliseconds go to RawMonitorWait, which sampler_stop's notify ends at
  * once (and whose 0 would mean forever: never passed); the rest, under
  * 1 ms, to clock_nanosleep with the lock released, so a stop waits at
- * most that long. Returns whether a stop was asked. */
+ * most that long (or the wait's whole length if RawMonitorWait fails,
+ * which it does not with the lock held). Returns whether a stop was
+ * asked. */
 static int sampler_wait_until(jvmtiEnv *j, int64_t deadline)
 {
-    int64_t left = deadline - hp_now_ns();
-    if (left >= SAMPLER_NS_PER_MS && !g_hp.sampler_stop_req)
-        (*j)->RawMonitorWait(j, g_hp.sampler_lock, (jlong)(left / SAMPLER_NS_PER_MS));
-    if (g_hp.sampler_stop_req)
-        return 1;
+    /* again after an early return (an interrupt, a spurious wake-up), so
+     * the unstoppable sleep below stays under 1 ms */
+    for (;;) {
+        if (g_hp.sampler_stop_req)
+            return 1;
+        int64_t left = deadline - hp_now_ns();
+        if (left < SAMPLER_NS_PER_MS)
+            break;
+        jvmtiError e = (*j)->RawMonitorWait(j, g_hp.sampler_lock, (jlong)(left / SAMPLER_NS_PER_MS));
+        if (e != JVMTI_ERROR_NONE && e != JVMTI_ERROR_INTERRUPT)
+            break;
+    }
     if (deadline > hp_now_ns()) {
         struct timespec ts = {.tv_sec = deadline / 1000000000, .tv_nsec = deadline % 1000000000};
         jx_unlock(j, g_hp.sampler_lock);

@@ -35,7 +35,11 @@
 #   env: REPS=5 N=10000000 (per thread) ROUNDS=400 INTERVALS="10 1"
 #        MODES="exact sampled cpu" ASPROF_SRC=../async-profiler
 #        JDKS="/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64"
-# Default run time: ~10 min on a quiet 2-core machine (exact: ~6 min).
+# Run time with the defaults, estimated for a quiet 2-core machine from the
+# earlier AllocBench figures: ~15 min, 11 of them the exact mode (ours and
+# the peer take ~20-25 s each for 20 M exact allocations); REPS=3 ~9 min.
+# On the shared machine under load 10-15 one round of exact+sampled on both
+# JDKs took ~11 min.
 set -euo pipefail
 export LC_ALL=C
 
@@ -250,9 +254,12 @@ END {
             fin[++nf] = sprintf("%-6s %-52s %9s %9s", L, "sampled 512k: x CPU vs none (ours, asprof)", r(med(ko, 5), c0), r(med(ka, 5), c0))
         }
         if ((L, "cpu", "none") in cnt) {
-            printf "\n%s, cpu: CpuBench, ratio to no profiler; samples/s on the busy thread (all threads)\n", L
+            printf "\n%s, cpu: CpuBench, ratio to no profiler; samples on the busy thread per second of elapsed time\n", L
+            printf "  and per second of the no-profiler run%ss CPU (on a loaded machine the first falls for both; the\n", "\047"
+            printf "  second rises for ours, which counts a thread that ran for part of an interval, not for the peer,\n"
+            printf "  which samples CPU time); all: the samples of all threads\n"
             k0 = L SUBSEP "cpu" SUBSEP "none"; e0 = med(k0, 6); c0 = med(k0, 5)
-            printf "  %-26s %10s %8s %8s %8s %10s %10s\n", "config", "elapsed ms", "CPU s", "x wall", "x CPU", "busy/s", "all"
+            printf "  %-26s %10s %8s %8s %8s %10s %10s %10s\n", "config", "elapsed ms", "CPU s", "x wall", "x CPU", "busy/s", "busy/CPU-s", "all"
             printf "  %-26s %10.1f %8.2f\n", "no profiler", e0, c0
             for (i = 1; i <= ni; i++) {
                 split("oursC apC", who, " ")
@@ -261,8 +268,8 @@ END {
                     el = med(k, 6)
                     rate[w] = el > 0 ? med(k, 9) * 1000 / el : 0
                     xw[w] = r(el, e0); xc[w] = r(med(k, 5), c0)
-                    printf "  %-26s %10.1f %8.2f %8s %8s %10.0f %10d\n", (w == 1 ? "ours cpu=samples," : "asprof event=cpu,") "interval=" iv[i] (w == 1 ? "" : "ms"),
-                        el, med(k, 5), xw[w], xc[w], rate[w], med(k, 8)
+                    printf "  %-26s %10.1f %8.2f %8s %8s %10.0f %10.0f %10d\n", (w == 1 ? "ours cpu=samples," : "asprof event=cpu,") "interval=" iv[i] (w == 1 ? "" : "ms"),
+                        el, med(k, 5), xw[w], xc[w], rate[w], (c0 > 0 ? med(k, 9) / c0 : 0), med(k, 8)
                 }
                 fin[++nf] = sprintf("%-6s %-52s %9s %9s", L, "cpu " iv[i] " ms: x elapsed vs none (ours, asprof)", xw[1], xw[2])
                 fin[++nf] = sprintf("%-6s %-52s %9s %9s", L, "cpu " iv[i] " ms: x CPU vs none (ours, asprof)", xc[1], xc[2])

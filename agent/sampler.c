@@ -22,6 +22,7 @@
 
 #define SAMPLER_STOP_WAIT_MS 5000 /* never hang the VM's exit on us */
 #define SAMPLER_NS_PER_MS 1000000
+#define SAMPLER_NS_PER_S 1000000000
 #define SAMPLER_MIN_GAP 8 /* each wait >= interval / 8 (sampler_main) */
 
 /* The CPU time platform thread `t` used since the previous sample (0 at
@@ -266,7 +267,7 @@ static int sampler_wait_until(jvmtiEnv *j, int64_t deadline)
             break;
     }
     if (deadline > hp_now_ns()) {
-        struct timespec ts = {.tv_sec = deadline / 1000000000, .tv_nsec = deadline % 1000000000};
+        struct timespec ts = {.tv_sec = deadline / SAMPLER_NS_PER_S, .tv_nsec = deadline % SAMPLER_NS_PER_S};
         jx_unlock(j, g_hp.sampler_lock);
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
             ;
@@ -280,7 +281,7 @@ static int sampler_wait_until(jvmtiEnv *j, int64_t deadline)
  * wake-up latency do not lengthen the period: the rate asked for is the
  * rate delivered (a wait after each sample gave ~830 instead of 1000
  * samples/s at 1 ms). A late wake-up is made up by the next wait. But
- * each wait lasts at least SAMPLER_MIN_GAP of the interval: when the
+ * each wait lasts at least 1/SAMPLER_MIN_GAP of the interval: when the
  * sampler falls behind (samples slower than the interval: many running
  * threads, a loaded machine) the schedule restarts from now instead of
  * firing the missed samples back to back, so it never bursts, and never

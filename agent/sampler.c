@@ -9,6 +9,7 @@
  */
 #include "sampler.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,6 +21,9 @@
 #include "vthreads.h"
 
 #define SAMPLER_STOP_WAIT_MS 5000 /* never hang the VM's exit on us */
+#define SAMPLER_NS_PER_MS 1000000
+#define SAMPLER_NS_PER_S 1000000000
+#define SAMPLER_MIN_GAP 8 /* each wait >= interval / 8 (sampler_main) */
 
 /* The CPU time platform thread `t` used since the previous sample (0 at
  * its first sight, which only sets the baseline); -1 when it has no CPU
@@ -228,24 +232,76 @@ out:
     (*env)->PopLocalFrame(env, NULL);
 }
 
+/* The next wait of the schedule, in ns: drawn uniformly from
+ * [interval/2, 3*interval/2] (mean = interval), so that the samples do not
+ * lock onto a program whose work repeats with a period near the interval
+ * (which biases fixed-rate samples). xorshift64 on the caller's state. */
+static int64_t sampler_draw_ns(uint64_t *rnd, int64_t interval_ns)
+{
+    *rnd ^= *rnd << 13;
+    *rnd ^= *rnd >> 7;
+    *rnd ^= *rnd << 17;
+    return interval_ns / 2 + (int64_t)(*rnd % (uint64_t)(interval_ns + 1));
+}
+
+/* Waits on the schedule: until `deadline` (CLOCK_MONOTONIC ns), or until
+ * sampler_stop asks. Called and returns with sampler_lock held. The whole
+ * milliseconds go to RawMonitorWait, which sampler_stop's notify ends at
+ * once (and whose 0 would mean forever: never passed); the rest, under
+ * 1 ms, to clock_nanosleep with the lock released, so a stop waits at
+ * most that long (or the wait's whole length if RawMonitorWait fails,
+ * which it does not with the lock held). Returns whether a stop was
+ * asked. */
+static int sampler_wait_until(jvmtiEnv *j, int64_t deadline)
+{
+    /* again after an early return (an interrupt, a spurious wake-up), so
+     * the unstoppable sleep below stays under 1 ms */
+    for (;;) {
+        if (g_hp.sampler_stop_req)
+            return 1;
+        int64_t left = deadline - hp_now_ns();
+        if (left < SAMPLER_NS_PER_MS)
+            break;
+        jvmtiError e = (*j)->RawMonitorWait(j, g_hp.sampler_lock, (jlong)(left / SAMPLER_NS_PER_MS));
+        if (e != JVMTI_ERROR_NONE && e != JVMTI_ERROR_INTERRUPT)
+            break;
+    }
+    if (deadline > hp_now_ns()) {
+        struct timespec ts = {.tv_sec = deadline / SAMPLER_NS_PER_S, .tv_nsec = deadline % SAMPLER_NS_PER_S};
+        jx_unlock(j, g_hp.sampler_lock);
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+            ;
+        jx_lock(j, g_hp.sampler_lock);
+    }
+    return g_hp.sampler_stop_req;
+}
+
+/* The samples are taken on a schedule: each deadline is the previous one
+ * plus a drawn wait, so the time a sample takes (the stack walks) and the
+ * wake-up latency do not lengthen the period: the rate asked for is the
+ * rate delivered (a wait after each sample gave ~830 instead of 1000
+ * samples/s at 1 ms). A late wake-up is made up by the next wait. But
+ * each wait lasts at least 1/SAMPLER_MIN_GAP of the interval: when the
+ * sampler falls behind (samples slower than the interval: many running
+ * threads, a loaded machine) the schedule restarts from now instead of
+ * firing the missed samples back to back, so it never bursts, and never
+ * stops the program's threads (a sample is a handshake or a safepoint)
+ * without a pause between two samples. */
 static void JNICALL sampler_main(jvmtiEnv *j, JNIEnv *env, void *arg)
 {
     (void)arg;
     thr_mark_agent(j, env);
     int64_t prev = hp_now_ns();
     uint64_t rnd = (uint64_t)prev | 1;
+    int64_t deadline = prev;
     jx_lock(j, g_hp.sampler_lock);
     while (!g_hp.sampler_stop_req) {
-        /* each wait is drawn uniformly from [interval/2, 3*interval/2]: the
-         * same mean, but no lock-step with a program whose work repeats
-         * with a period near the interval (which biases fixed-rate samples) */
-        rnd ^= rnd << 13;
-        rnd ^= rnd >> 7;
-        rnd ^= rnd << 17;
-        jlong ms = (jlong)g_hp.o.interval_ms;
-        jlong wait = ms >= 2 ? ms / 2 + (jlong)(rnd % (uint64_t)(ms + 1)) : ms;
-        (*j)->RawMonitorWait(j, g_hp.sampler_lock, wait);
-        if (g_hp.sampler_stop_req)
+        int64_t interval = (int64_t)g_hp.o.interval_ms * SAMPLER_NS_PER_MS;
+        int64_t soonest = hp_now_ns() + interval / SAMPLER_MIN_GAP;
+        deadline += sampler_draw_ns(&rnd, interval);
+        if (deadline < soonest)
+            deadline = soonest;
+        if (sampler_wait_until(j, deadline))
             break;
         jx_unlock(j, g_hp.sampler_lock);
         int64_t now = hp_now_ns();

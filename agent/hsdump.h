@@ -53,6 +53,20 @@ typedef struct hs_state {
     int in_tmp;         /* dir is in $TMPDIR (text, socket, FIFO), not beside the output */
     char dir[4200];     /* the private directory, made and removed per dump */
     char path[4224];    /* dir/heap.hprof: HotSpot's file */
+    /* GC.heap_dump through the attach listener (hsattach.h) */
+    int jdk;            /* the JVM's feature version (17, 25 ...) */
+    int attach_off;     /* never again (latched): why in attach_why */
+    char attach_why[256];
+    char pdir[4208];    /* dir/p: the command's own directory, so that one
+                           abandoned, run late, cannot touch a later file */
+    char ppath[4232];   /* pdir/heap.hprof[.gz] */
+    /* a JVMTI.data_dump on the listener's own thread waits for the dump
+     * under way: a request to the listener would never be taken up */
+    volatile int listener_waits;
+    /* when the agent sent its own SIGQUIT to start the listener (0: none
+     * pending): HotSpot swallows it, but one racing a listener that came
+     * up meanwhile is a thread dump and a DataDumpRequest (hs_own_quit) */
+    volatile long long quit_ns;
 } hs_state;
 
 /* Whether heap dumps are HotSpot's (heap=dump without heap=sites). */
@@ -70,6 +84,18 @@ void hs_wait_idle(jvmtiEnv *j);
 /* One heap dump; caller holds dump_lock (released and taken again inside).
  * Returns 0, or -1 after an HPROF ERROR. */
 int hs_dump(jvmtiEnv *j, JNIEnv *env);
+
+/* Whether the dumps are to be gzip (HotSpot's -gz layout): the one place
+ * of that decision (today: a binary output file named *.gz). */
+int hs_want_gz(void);
+
+/* Whether the current thread is HotSpot's attach listener (a jcmd
+ * JVMTI.data_dump runs on it). */
+int hs_on_listener(jvmtiEnv *j);
+
+/* Whether this DataDumpRequest is the agent's own SIGQUIT (consumed):
+ * then it is no request for a dump. */
+int hs_own_quit(jvmtiEnv *j);
 
 /* Drops hs_state's references (VM death, after the last dump). */
 void hs_cleanup(JNIEnv *env);

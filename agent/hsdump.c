@@ -6,6 +6,7 @@
  */
 #include "hsdump.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -155,8 +156,7 @@ int hs_init(JNIEnv *env)
                      (long)getpid(), rnd);
     n = n < 0 || (size_t)n >= sizeof h->dir ? -1
         : snprintf(h->path, sizeof h->path, "%s/heap.hprof", h->dir);
-    snprintf(h->pdir, sizeof h->pdir, "%s/p", h->dir);
-    snprintf(h->ppath, sizeof h->ppath, "%s/heap.hprof", h->pdir);
+
     if (n < 0 || (size_t)n >= sizeof h->path) {
         hp_error("heap dump: the name of its temporary directory in %s is too long", root);
         goto out;
@@ -562,6 +562,22 @@ static int hs_gz_name(const char *name)
     return n > 3 && strcmp(name + n - 3, ".gz") == 0;
 }
 
+/* Empties and removes dump n's directory of GC.heap_dump: HotSpot's
+ * parallel dumper writes segment files beside its file (FILE.p0 ...), and
+ * may leave them when it fails. */
+static void hs_rm_pdir(const char *pdir)
+{
+    DIR *d = opendir(pdir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            unlinkat(dirfd(d), e->d_name, 0);
+    }
+    if (d)
+        closedir(d);
+    rmdir(pdir);
+}
+
 int hs_want_gz(void)
 {
     /* file=NAME.gz; text, net= and FIFO outputs stay plain */
@@ -606,12 +622,16 @@ int hs_own_quit(jvmtiEnv *j)
     return __atomic_compare_exchange_n(&g_hp.hs.quit_ns, &t, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
-/* Whether this dump is to be GC.heap_dump's: -parallel needs JDK 21; on
- * JDK 17 the command is dumpHeap0's code with a round trip more. */
-static int hs_attach_wanted(void)
+/* Whether this dump is to be GC.heap_dump's: for -parallel (JDK 21 on),
+ * or for HotSpot's own -gz (`hs_gz`: a gzip output whose plain file needs
+ * no work first), which compresses in its worker threads: on the 16 M
+ * object bench heap, JDK 17, under load, 16-24 s against 31 s for the
+ * plain dump converted afterwards, the same size (bench/BENCHMARKS.md).
+ * Plain on JDK 17 the command is dumpHeap0's code with a round trip more. */
+static int hs_attach_wanted(int hs_gz)
 {
     const hs_state *h = &g_hp.hs;
-    return !h->attach_off && (h->jdk >= HS_PARALLEL_JDK || getenv("HPROF_DEBUG_DCMD17"));
+    return !h->attach_off && (h->jdk >= HS_PARALLEL_JDK || hs_gz);
 }
 
 /* The dcmd's text as one line, without its "Dumping heap to ..." */
@@ -638,9 +658,14 @@ static void hs_dcmd_text(const char *text, char *msg, size_t cap)
  * what); -1: HotSpot's dumper failed (its text in msg); 1: no listener to
  * be had (why in msg): dumpHeap0 makes the dump instead. No agent lock
  * held. */
-static int hs_dcmd(int live, int gz, int may_start, char *what, size_t wcap, char *msg, size_t cap)
+static int hs_dcmd(uint32_t nth, int live, int gz, int may_start, char *what, size_t wcap, char *msg,
+                   size_t cap)
 {
     hs_state *h = &g_hp.hs;
+    /* a directory of this attempt's own: a request given up and run
+     * late by the listener finds none, and touches no later dump */
+    snprintf(h->pdir, sizeof h->pdir, "%.4190s/p%u", h->dir, nth);
+    snprintf(h->ppath, sizeof h->ppath, "%s/heap.hprof", h->pdir);
     char qp[HSA_ARG_MAX], cmd[HSA_ARG_MAX + 64], par[32] = "";
     if (hsa_quote(qp, sizeof qp, h->ppath) != 0) {
         snprintf(msg, cap, "its path cannot be said in a command line");
@@ -678,8 +703,9 @@ static int hs_dcmd(int live, int gz, int may_start, char *what, size_t wcap, cha
     else
         snprintf(msg, cap, "%.900s", out);
     /* a listener that cannot be had (or stalls) is not tried again; one
-     * that only is not up yet (a SIGQUIT's dump cannot start it) is */
-    if (r != HSA_NOT_STARTED && !h->attach_off) {
+     * that only is not up yet (a SIGQUIT's dump cannot start it), or
+     * busy with a jcmd JVMTI.data_dump that waits for us, is */
+    if (r != HSA_NOT_STARTED && !(r == HSA_ABANDONED && h->listener_waits) && !h->attach_off) {
         snprintf(h->attach_why, sizeof h->attach_why, "%s", msg);
         h->attach_off = 1;
     }
@@ -727,26 +753,27 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
     } else if (hs_mkdir(dir) != 0) {
         snprintf(msg, sizeof msg, "no temporary directory (see the error above)");
     } else {
-        if (!hs_attach_wanted()) {
-            if (g_hp.hs.attach_off && g_hp.hs.jdk >= HS_PARALLEL_JDK)
+        hs_gz = gz && !id4 && !g_hp.o.redact;
+        if (!hs_attach_wanted(hs_gz)) {
+            if (g_hp.hs.attach_off && (g_hp.hs.jdk >= HS_PARALLEL_JDK || hs_gz))
                 snprintf(note, sizeof note, "%s", g_hp.hs.attach_why);
         } else if (on_listener) { /* the listener cannot wait for itself */
             snprintf(note, sizeof note, "the request came through the attach listener itself");
         } else {
-            hs_gz = gz && !id4 && !g_hp.o.redact && !getenv("HPROF_DEBUG_NOHSGZ");
             /* a SIGQUIT's dump runs on the signal dispatcher: a SIGQUIT
              * of ours would wait for it, so it needs a listener up */
-            int r = hs_dcmd(live, hs_gz, !on_dispatcher, what, sizeof what, msg, sizeof msg);
+            int r = hs_dcmd(nth, live, hs_gz, !on_dispatcher, what, sizeof what, msg, sizeof msg);
             by_dcmd = r <= 0;
             if (by_dcmd) {
                 rc = r;
                 path = g_hp.hs.ppath;
             } else {
-                hs_gz = 0;
                 snprintf(note, sizeof note, "%s", msg);
                 msg[0] = 0;
             }
         }
+        if (!by_dcmd)
+            hs_gz = 0; /* convert/ compresses dumpHeap0's plain file */
         if (!by_dcmd)
             rc = hs_call(env, live, msg, sizeof msg);
     }
@@ -801,7 +828,7 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
 done:
     unlink(path);
     if (by_dcmd)
-        rmdir(g_hp.hs.pdir);
+        hs_rm_pdir(g_hp.hs.pdir);
     if (conv_path[0])
         unlink(conv_path);
     if (red_path[0])

@@ -57,9 +57,8 @@ typedef struct hs_state {
     int jdk;            /* the JVM's feature version (17, 25 ...) */
     int attach_off;     /* never again (latched): why in attach_why */
     char attach_why[256];
-    char pdir[4208];    /* dir/p: the command's own directory, so that one
-                           abandoned, run late, cannot touch a later file */
-    char ppath[4232];   /* pdir/heap.hprof[.gz] */
+    char pdir[4208];    /* dir/pN: dump N's own directory for the command */
+    char ppath[4232];   /* pdir/heap.hprof (gzip with -gz=1) */
     /* a JVMTI.data_dump on the listener's own thread waits for the dump
      * under way: a request to the listener would never be taken up */
     volatile int listener_waits;

@@ -6,6 +6,11 @@
 # HotSpot's dumper called by the agent, docs/heap-dump.md; MODE=all the
 # agent's JVMTI walk), takes HotSpot's dump and ours (jcmd JVMTI.data_dump),
 # alternating which goes first, and records:
+# (ours is asked for by SIGQUIT, TRIGGER=quit, the default, once a jcmd has
+# started the JVM's attach listener: heap=dump then sends GC.heap_dump
+# -parallel=N to it on JDK 21+; TRIGGER=jcmd asks by jcmd JVMTI.data_dump,
+# which runs on the listener itself, so the agent uses dumpHeap0 there,
+# one thread: docs/heap-dump.md)
 #   - elapsed time of each (jcmd's own wall time; ours from the agent's
 #     verbose "Dumping ... done." bracket, measured by the script);
 #   - file sizes and MB/s;
@@ -18,7 +23,9 @@
 # dump rendered as HEAP DUMP BEGIN ... END text) instead of the binary one.
 # AGENT_OPTS adds options to the agent's (e.g. AGENT_OPTS=redact=y: the same
 # dump with every primitive value written as zero).
-# usage: bench/heapdump_bench.sh [BUILD_DIR]   env: REPS=3 NODES=15000000 ARRAYS=1000000 JDKS="..." FORMAT=b|a MODE=dump|all AGENT_OPTS=...
+# The last lines are the ratios, plainly: ours / jcmd GC.heap_dump, and on
+# JDK 21+ ours / jcmd GC.heap_dump -parallel=2 (issue 16: at most 1.1).
+# usage: bench/heapdump_bench.sh [BUILD_DIR]   env: REPS=3 NODES=15000000 ARRAYS=1000000 JDKS="..." FORMAT=b|a MODE=dump|all AGENT_OPTS=... TRIGGER=quit|jcmd
 set -euo pipefail
 trap 'echo "heapdump_bench.sh: failed at line $LINENO" >&2' ERR
 cd "$(dirname "$0")/.."
@@ -36,6 +43,8 @@ AGENT_OPTS=${AGENT_OPTS:+,$AGENT_OPTS}
 JDKS=${JDKS:-"/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64"}
 FORMAT=${FORMAT:-b}
 MODE=${MODE:-dump}
+TRIGGER=${TRIGGER:-quit}
+SUMMARY=""
 case $FORMAT in
     b) OURS=ours.hprof ;;
     a) OURS=ours.txt ;;
@@ -64,6 +73,11 @@ for jdk in $JDKS; do
         exec 7>"$DIR/fifo"
         for _ in $(seq 1 600); do grep -q '^ready' "$DIR/out.txt" 2>/dev/null && break; sleep 0.1; done
         grep -q '^ready' "$DIR/out.txt" || { echo "HeapBench did not start: $(cat "$DIR/err.txt")"; exit 1; }
+        # the attach listener up before any timing, as after a first jcmd
+        "$jdk/bin/jcmd" $pid VM.version >/dev/null
+        ask() { # our dump
+            if [ "$TRIGGER" = jcmd ]; then "$jdk/bin/jcmd" $pid JVMTI.data_dump >/dev/null; else kill -QUIT $pid; fi
+        }
         hs() { # HotSpot's dump(s)
             local t0 t1
             t0=$(now); "$jdk/bin/jcmd" $pid GC.heap_dump "$DIR/hs.hprof" >/dev/null; t1=$(now)
@@ -81,9 +95,10 @@ for jdk in $JDKS; do
             rss0=$(rss_kb $pid)
             echo 5 >/proc/$pid/clear_refs # resets VmHWM to the current RSS
             : >"$DIR/err.txt"
-            t0=$(now); "$jdk/bin/jcmd" $pid JVMTI.data_dump >/dev/null
+            t0=$(now); ask
             for _ in $(seq 1 6000); do grep -q 'done\.' "$DIR/err.txt" && break; sleep 0.01; done
             t1=$(now)
+            T[how]="$(grep -o '(heap dump [0-9]*: [^)]*)' "$DIR/err.txt" | head -1)"
             T[ours]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') "
             T[rss_growth]+="$(( ($(hwm_kb $pid) - rss0) / 1024 )) "
             T[ours_mb]+="$(stat -c %s "$DIR/$OURS") "
@@ -95,7 +110,7 @@ for jdk in $JDKS; do
             # the first file goes, as jcmd's do: its write-back would slow this one
             [ "$FORMAT" = b ] && rm -f "$DIR/ours.hprof"
             : >"$DIR/err.txt"
-            t0=$(now); "$jdk/bin/jcmd" $pid JVMTI.data_dump >/dev/null
+            t0=$(now); ask
             for _ in $(seq 1 6000); do grep -q 'done\.' "$DIR/err.txt" && break; sleep 0.01; done
             t1=$(now)
             T[ours2]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') "
@@ -116,9 +131,12 @@ for jdk in $JDKS; do
         "$v" "$hs" "$(awk -v b="$hsb" 'BEGIN { print b / 1e6 }')" "$(awk -v b="$hsb" -v t="$hs" 'BEGIN { print b / 1e6 / t }')" \
         "$ours" "$(awk -v b="$ob" 'BEGIN { print b / 1e6 }')" "$(awk -v b="$ob" -v t="$ours" 'BEGIN { print b / 1e6 / t }')" \
         "$(awk -v a="$ours" -v b="$hs" 'BEGIN { print a / b }')"
+    [ -n "${T[how]:-}" ] && echo "        ours made by: ${T[how]}"
+    SUMMARY+="JDK $v: ours / jcmd GC.heap_dump = $(awk -v a="$ours" -v b="$hs" 'BEGIN { printf "%.2f", a / b }')"$'\n'
     if [ -n "${T[hs2]:-}" ]; then
         printf "        jcmd GC.heap_dump -parallel=2 %.2f s: ours/parallel %.2f\n" "$(m hs2)" \
             "$(awk -v a="$ours" -v b="$(m hs2)" 'BEGIN { print a / b }')"
+        SUMMARY+="JDK $v: ours / jcmd GC.heap_dump -parallel=2 = $(awk -v a="$ours" -v b="$(m hs2)" 'BEGIN { printf "%.2f", a / b }')"$'\n'
     fi
     if [ -n "${T[ours2]:-}" ]; then
         printf "        ours, a later dump of the same JVM: %.2f s: /jcmd %.2f\n" "$(m ours2)" \
@@ -127,3 +145,5 @@ for jdk in $JDKS; do
     printf "        JVM RSS %s MB; RSS growth during our dump %s MB (median)\n" "$(m rss)" "$(m rss_growth)"
     unset T
 done
+echo "== ratios (load at the end: $(uptime | sed 's/.*load average: //'))"
+printf "%s" "$SUMMARY"

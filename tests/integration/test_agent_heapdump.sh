@@ -188,7 +188,8 @@ for JDK in $FOUND_JDKS; do
     done
     expect_eq "p$V.hprof.2 (the exit's, -all): HeapDemo\$Item instances" $N "$("$HPROF" histo p$V.hprof.2 | awk '$4 == "HeapDemo$Item" { print $2 }')"
     ls /tmp/.attach_pid* 2>/dev/null | grep -q . && fail "p$V: a trigger file is left: $(ls /tmp/.attach_pid*)"
-    echo "   ok: $(grep -o '(heap dump 1: [^,)]*' p$V.err | cut -c16-); both dumps verify, program classes equal jcmd's"
+    how=dumpHeap0; [ "$V" -ge 21 ] && how="GC.heap_dump -parallel=$NCPU and -all -parallel=$NCPU"
+    echo "   ok: $how; both dumps verify, program classes equal jcmd's"
 
     step "heap=dump with -XX:+DisableAttachMechanism, and with -Xrs: HotSpotDiagnosticMXBean.dumpHeap"
     JOPTS="-Xshare:off -XX:+DisableAttachMechanism" NOHS=1 SIGNAL=QUIT run_demo n$V "heap=dump,format=b,file=$WORK/n$V.hprof"
@@ -202,6 +203,16 @@ for JDK in $FOUND_JDKS; do
             "$(grep -o 'HotSpotDiagnosticMXBean.dumpHeap, one thread: -XX:+DisableAttachMechanism' n$V.err | wc -l)"
         expect_eq "x$V: dumps made by dumpHeap0 for -Xrs" 1 \
             "$(grep -o 'HotSpotDiagnosticMXBean.dumpHeap, one thread: -Xrs (ReduceSignalUsage)' x$V.err | wc -l)"
+    fi
+    # the exit's dump alone: the agent starts the listener itself (its
+    # SIGQUIT swallowed by HotSpot: no thread dump, no second dump)
+    jrun s$V 0 no "-agentpath:$AGENT=heap=dump,format=b,file=$WORK/s$V.hprof" -cp classes HeapDemo $N $M 1 </dev/null
+    "$HPROF" verify --hotspot s$V.hprof >s$V.verify || fail "hprof verify s$V.hprof: $(tail -3 s$V.verify)"
+    expect_eq "s$V: dumps made" 1 "$(grep -c '^Dumping (' s$V.err)"
+    ! grep -q "Full thread dump" s$V.out || fail "s$V: the agent's SIGQUIT printed a thread dump"
+    if [ "$V" -ge 21 ]; then
+        grep -q "(heap dump 1: GC.heap_dump -all -parallel=$NCPU, through the JVM's attach listener)" s$V.err ||
+            fail "s$V: the exit's dump: $(grep -o '(heap dump 1[^)]*)' s$V.err)"
     fi
     ! grep -q "GC.heap_dump" n$V.err x$V.err || fail "GC.heap_dump with the attach mechanism off: $(grep -ho '(heap dump [^)]*)' n$V.err x$V.err)"
     echo "   ok: the SIGQUIT's and the exit's dumps (DisableAttachMechanism), the exit's (-Xrs): dumpHeap0, verified"
@@ -400,11 +411,18 @@ for JDK in $FOUND_JDKS; do
     # HotSpot ignores SIGXFSZ: its write fails with EFBIG, dumpHeap throws,
     # and no partial dump is left (HotSpot removes it): the output holds no
     # heap dump, only the in-band error, in text and in binary
+    # (the exit's dump: JDK 21+ GC.heap_dump through the listener, which
+    # says so in its own words; JDK 17 dumpHeap0)
     (ulimit -f 300 && jrun hlim$V 0 allow "-agentpath:$AGENT=heap=dump,file=$WORK/hlim$V.txt" -cp classes HeapDemo $N $M 1 </dev/null)
-    grep -q "HPROF ERROR: heap dump: HotSpot's dumper (HotSpotDiagnosticMXBean.dumpHeap) made no dump: java.io.IOException: File too large" hlim$V.err ||
+    if [ "$V" -ge 21 ]; then
+        how="GC.heap_dump" why="Dump file is incomplete: File too large"
+    else
+        how="HotSpotDiagnosticMXBean.dumpHeap" why="java.io.IOException: File too large"
+    fi
+    grep -qF "HPROF ERROR: heap dump: HotSpot's dumper ($how) made no dump: $why" hlim$V.err ||
         fail "hlim$V: expected an HPROF ERROR about HotSpot's dump, stderr: $(head -3 hlim$V.err)"
     expect_eq "hlim$V.txt: HEAP DUMP BEGIN lines" 0 "$(grep -c '^HEAP DUMP BEGIN (' hlim$V.txt || true)"
-    grep -q "HPROF ERROR: heap dump 1: HotSpot's dumper made no dump: java.io.IOException: File too large" hlim$V.txt ||
+    grep -qF "HPROF ERROR: heap dump 1: HotSpot's dumper made no dump: $why" hlim$V.txt ||
         fail "hlim$V.txt: no in-band HPROF ERROR line"
     (ulimit -f 400 && jrun hblim$V 0 allow "-agentpath:$AGENT=heap=dump,format=b,file=$WORK/hblim$V.hprof" -cp classes HeapDemo $N $M 1 </dev/null)
     grep -q "HPROF ERROR: heap dump: HotSpot's dumper .* File too large" hblim$V.err ||

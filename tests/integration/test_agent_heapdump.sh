@@ -192,29 +192,29 @@ for JDK in $FOUND_JDKS; do
     echo "   ok: $how; both dumps verify, program classes equal jcmd's"
 
     step "heap=dump with -XX:+DisableAttachMechanism, and with -Xrs: HotSpotDiagnosticMXBean.dumpHeap"
-    JOPTS="-Xshare:off -XX:+DisableAttachMechanism" NOHS=1 SIGNAL=QUIT run_demo n$V "heap=dump,format=b,file=$WORK/n$V.hprof"
-    jrun x$V 0 no -Xrs "-agentpath:$AGENT=heap=dump,format=b,file=$WORK/x$V.hprof" -cp classes HeapDemo $N $M 1 </dev/null
-    for f in n$V.hprof n$V.hprof.2 x$V.hprof; do
+    JOPTS="-Xshare:off -XX:+DisableAttachMechanism" NOHS=1 SIGNAL=QUIT run_demo da$V "heap=dump,format=b,file=$WORK/da$V.hprof"
+    jrun xrs$V 0 no -Xrs "-agentpath:$AGENT=heap=dump,format=b,file=$WORK/xrs$V.hprof" -cp classes HeapDemo $N $M 1 </dev/null
+    for f in da$V.hprof da$V.hprof.2 xrs$V.hprof; do
         "$HPROF" verify --hotspot $f >$f.verify || fail "hprof verify $f: $(tail -3 $f.verify)"
         expect_eq "$f: HeapDemo\$Item instances" $N "$("$HPROF" histo $f | awk '$4 == "HeapDemo$Item" { print $2 }')"
     done
     if [ "$V" -ge 21 ]; then
-        expect_eq "n$V: dumps made by dumpHeap0 for -XX:+DisableAttachMechanism" 2 \
-            "$(grep -o 'HotSpotDiagnosticMXBean.dumpHeap, one thread: -XX:+DisableAttachMechanism' n$V.err | wc -l)"
-        expect_eq "x$V: dumps made by dumpHeap0 for -Xrs" 1 \
-            "$(grep -o 'HotSpotDiagnosticMXBean.dumpHeap, one thread: -Xrs (ReduceSignalUsage)' x$V.err | wc -l)"
+        expect_eq "da$V: dumps made by dumpHeap0 for -XX:+DisableAttachMechanism" 2 \
+            "$(grep -o 'HotSpotDiagnosticMXBean.dumpHeap, one thread: -XX:+DisableAttachMechanism' da$V.err | wc -l)"
+        expect_eq "xrs$V: dumps made by dumpHeap0 for -Xrs" 1 \
+            "$(grep -o 'HotSpotDiagnosticMXBean.dumpHeap, one thread: -Xrs (ReduceSignalUsage)' xrs$V.err | wc -l)"
     fi
     # the exit's dump alone: the agent starts the listener itself (its
     # SIGQUIT swallowed by HotSpot: no thread dump, no second dump)
-    jrun s$V 0 no "-agentpath:$AGENT=heap=dump,format=b,file=$WORK/s$V.hprof" -cp classes HeapDemo $N $M 1 </dev/null
-    "$HPROF" verify --hotspot s$V.hprof >s$V.verify || fail "hprof verify s$V.hprof: $(tail -3 s$V.verify)"
-    expect_eq "s$V: dumps made" 1 "$(grep -c '^Dumping (' s$V.err)"
-    ! grep -q "Full thread dump" s$V.out || fail "s$V: the agent's SIGQUIT printed a thread dump"
+    jrun xs$V 0 no "-agentpath:$AGENT=heap=dump,format=b,file=$WORK/xs$V.hprof" -cp classes HeapDemo $N $M 1 </dev/null
+    "$HPROF" verify --hotspot xs$V.hprof >xs$V.verify || fail "hprof verify xs$V.hprof: $(tail -3 xs$V.verify)"
+    expect_eq "xs$V: dumps made" 1 "$(grep -c '^Dumping (' xs$V.err)"
+    ! grep -q "Full thread dump" xs$V.out || fail "xs$V: the agent's SIGQUIT printed a thread dump"
     if [ "$V" -ge 21 ]; then
-        grep -q "(heap dump 1: GC.heap_dump -all -parallel=$NCPU, through the JVM's attach listener)" s$V.err ||
-            fail "s$V: the exit's dump: $(grep -o '(heap dump 1[^)]*)' s$V.err)"
+        grep -q "(heap dump 1: GC.heap_dump -all -parallel=$NCPU, through the JVM's attach listener)" xs$V.err ||
+            fail "xs$V: the exit's dump: $(grep -o '(heap dump 1[^)]*)' xs$V.err)"
     fi
-    ! grep -q "GC.heap_dump" n$V.err x$V.err || fail "GC.heap_dump with the attach mechanism off: $(grep -ho '(heap dump [^)]*)' n$V.err x$V.err)"
+    ! grep -q "GC.heap_dump" da$V.err xrs$V.err || fail "GC.heap_dump with the attach mechanism off: $(grep -ho '(heap dump [^)]*)' da$V.err xrs$V.err)"
     echo "   ok: the SIGQUIT's and the exit's dumps (DisableAttachMechanism), the exit's (-Xrs): dumpHeap0, verified"
 
     step "heap=all (the JVMTI walk),format=b: our dump and HotSpot's of the same moment"

@@ -212,6 +212,22 @@ static int hsa_start(const hsa_call *c, const char *sock, char *why, size_t cap)
     return fd;
 }
 
+int hsa_listen(const hsa_call *c, char *why, size_t cap)
+{
+    char sock[300];
+    why[0] = 0;
+    snprintf(sock, sizeof sock, "%s/.java_pid%ld", c->sock_dir, (long)c->pid);
+    int ok = hsa_sock_ok(sock, why, cap);
+    if (ok < 0)
+        return -1;
+    int fd = ok > 0 ? hsa_connect(sock, c->pid) : hsa_start(c, sock, why, cap);
+    if (fd < 0 && !why[0])
+        snprintf(why, cap, "connecting to %s: %s", sock, strerror(errno));
+    if (fd >= 0)
+        close(fd); /* an empty connection: the listener reads no request, and goes on */
+    return fd >= 0 ? 0 : -1;
+}
+
 static int hsa_write_all(int fd, const char *p, size_t n)
 {
     while (n) {

@@ -59,6 +59,10 @@ typedef struct hsa_call {
  * HSA_REFUSED) or the reason (the others) in out (always terminated). */
 int hsa_jcmd(const hsa_call *c, char *out, size_t cap);
 
+/* Starts the listener of c->pid unless it is up (c->command unused):
+ * 0 when its socket answers, else -1 with the reason in why. */
+int hsa_listen(const hsa_call *c, char *why, size_t cap);
+
 /* The reply `buf` (n bytes): its result code into *code and the offset of
  * its text into *text. Returns 0, or -1 when it is not a reply. */
 int hsa_parse_reply(const char *buf, size_t n, int *code, size_t *text);

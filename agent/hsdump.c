@@ -123,6 +123,28 @@ static void hs_attach_flags(JNIEnv *env, jclass hc, jobject bean)
     h->attach_off = h->attach_why[0] != 0;
 }
 
+static int hs_attach_wanted(int hs_gz);
+static int hs_gz_ok(void);
+
+/* ZGC, Shenandoah: the listener is started now, at start-up (hs_init
+ * runs at VMInit for them), if the dumps are to use it: at VM death their
+ * collector is stopped, and HotSpot's start of its listener (a Java
+ * Thread allocated) can wait for it forever, so no dump at VM death
+ * starts it (hs_dump). */
+static void hs_prime(void)
+{
+    hs_state *h = &g_hp.hs;
+    if (!g_hp.gc_no_force || __atomic_load_n(&g_hp.exiting, __ATOMIC_ACQUIRE) || !hs_attach_wanted(hs_gz_ok()))
+        return;
+    hsa_call c = {.sock_dir = "/tmp", .pid = getpid(), .may_start = 1, .start_ms = HS_ATTACH_START_MS,
+                  .quit_ns = &h->quit_ns};
+    char why[512];
+    if (hsa_listen(&c, why, sizeof why) != 0) {
+        snprintf(h->attach_why, sizeof h->attach_why, "%.250s", why);
+        h->attach_off = 1;
+    }
+}
+
 int hs_init(JNIEnv *env)
 {
     hs_state *h = &g_hp.hs;
@@ -201,6 +223,8 @@ int hs_init(JNIEnv *env)
     }
     if (!h->ready)
         hp_error("heap dump: HotSpot's dumper cannot be called: %s; heap=dump makes no dump", msg);
+    else
+        hs_prime();
 out:
     (*env)->PopLocalFrame(env, NULL);
     return h->ready ? 0 : -1;
@@ -622,6 +646,12 @@ int hs_own_quit(jvmtiEnv *j)
     return __atomic_compare_exchange_n(&g_hp.hs.quit_ns, &t, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
+/* A gzip output whose plain file needs no work first: HotSpot's -gz=1 */
+static int hs_gz_ok(void)
+{
+    return hs_want_gz() && g_hp.o.id_size != 4 && !g_hp.o.redact;
+}
+
 /* Whether this dump is to be GC.heap_dump's: for -parallel (JDK 21 on),
  * or for HotSpot's own -gz (`hs_gz`: a gzip output whose plain file needs
  * no work first), which compresses in its worker threads: on the 16 M
@@ -753,7 +783,7 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
     } else if (hs_mkdir(dir) != 0) {
         snprintf(msg, sizeof msg, "no temporary directory (see the error above)");
     } else {
-        hs_gz = gz && !id4 && !g_hp.o.redact;
+        hs_gz = gz && hs_gz_ok();
         if (!hs_attach_wanted(hs_gz)) {
             if (g_hp.hs.attach_off && (g_hp.hs.jdk >= HS_PARALLEL_JDK || hs_gz))
                 snprintf(note, sizeof note, "%s", g_hp.hs.attach_why);
@@ -762,7 +792,8 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
         } else {
             /* a SIGQUIT's dump runs on the signal dispatcher: a SIGQUIT
              * of ours would wait for it, so it needs a listener up */
-            int r = hs_dcmd(nth, live, hs_gz, !on_dispatcher, what, sizeof what, msg, sizeof msg);
+            int may_start = !on_dispatcher && !(g_hp.gc_no_force && !live); /* hs_prime */
+            int r = hs_dcmd(nth, live, hs_gz, may_start, what, sizeof what, msg, sizeof msg);
             by_dcmd = r <= 0;
             if (by_dcmd) {
                 rc = r;

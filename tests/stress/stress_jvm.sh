@@ -158,6 +158,32 @@ check_bin_heap() {
     [ "$n" -ge "$MIN_DUMPS" ] || { RESULT=bad; WHY="$n heap dumps, at least $MIN_DUMPS expected"; }
 }
 
+# check_hs_route WHAT: check_bin_heap, and on JDK 21+ a dump made by WHAT
+# (a regular expression of the agent's verbose note)
+check_hs_route() {
+    check_bin_heap
+    [ "$RESULT" = ok ] || return 0
+    if [ "$v" -ge 21 ] && ! grep -qE "$HS_ROUTE" "$R.err"; then
+        RESULT=bad
+        WHY="no dump by '$HS_ROUTE': $(grep -o '(heap dump [^)]*)' "$R.err" | tail -3 | tr '\n' ';')"
+    fi
+}
+listener_quits() { # a jcmd starts the listener, then SIGQUITs
+    timeout 30 "$jdk/bin/jcmd" "$PID" VM.version >/dev/null 2>&1
+    quit_spaced
+}
+quits_and_jcmds() { # SIGQUITs in the background, jcmd data dumps meanwhile
+    local k
+    (for ((k = 0; k < STORM; k++)); do kill -QUIT "$PID" 2>/dev/null || break; sleep 0.07; done) &
+    local qp=$!
+    for ((k = 0; k < STORM / 2; k++)); do
+        timeout 60 "$jdk/bin/jcmd" "$PID" JVMTI.data_dump >/dev/null 2>&1 || break
+    done
+    wait $qp
+    MIN_DUMPS=2
+    touch "$R.stop"
+}
+
 # ------------------------------------------------------------ the cases
 for mode in sites dump all; do
     for fmt in a b; do
@@ -182,7 +208,10 @@ for gcv in ZGC ShenandoahGC; do
         -XX:+Use$gcv -Xmx64m "$A=heap=sites,format=a,file=@.txt" $CP StressDemo churn 3 800 42
     run_case exit-churn-$gcv-all-b 60 42 no_action check_bin_heap \
         -XX:+Use$gcv -Xmx64m "$A=heap=all,format=b,file=@.hprof" $CP StressDemo churn 3 800 42
-    VERIFY_OPTS=--hotspot run_case hsdump-exit-churn-$gcv-b 60 42 no_action check_bin_heap \
+    # their dumps' listener is started at start-up, never at VM death (the
+    # start allocates: it would wait for the stopped collector)
+    HS_ROUTE='heap dump [0-9]+: GC.heap_dump -all -parallel=[0-9]+, through' VERIFY_OPTS=--hotspot \
+        run_case hsdump-exit-churn-$gcv-b 60 42 no_action check_hs_route \
         -XX:+Use$gcv -Xmx64m "$A=heap=dump,format=b,file=@.hprof" $CP StressDemo churn 3 800 42
 done
 # (ZGC in every tier: a SIGQUIT dump's GC still running when System.exit
@@ -251,31 +280,6 @@ VERIFY_OPTS=--hotspot run_case hsdump-jcmd-storm-b 120 0 jcmd_storm check_bin_he
 # wait for a dump that has sent its request to that very listener: the
 # request is given up, dumpHeap0 makes the dump); -XX:+DisableAttachMechanism
 # (a SIGQUIT is a thread dump and a data dump: dumpHeap0, never a wait)
-# check_hs_route WHAT: check_bin_heap, and on JDK 21+ a dump made by WHAT
-# (a regular expression of the agent's verbose note)
-check_hs_route() {
-    check_bin_heap
-    [ "$RESULT" = ok ] || return 0
-    if [ "$v" -ge 21 ] && ! grep -qE "$HS_ROUTE" "$R.err"; then
-        RESULT=bad
-        WHY="no dump by '$HS_ROUTE': $(grep -o '(heap dump [^)]*)' "$R.err" | tail -3 | tr '\n' ';')"
-    fi
-}
-listener_quits() { # a jcmd starts the listener, then SIGQUITs
-    timeout 30 "$jdk/bin/jcmd" "$PID" VM.version >/dev/null 2>&1
-    quit_spaced
-}
-quits_and_jcmds() { # SIGQUITs in the background, jcmd data dumps meanwhile
-    local k
-    (for ((k = 0; k < STORM; k++)); do kill -QUIT "$PID" 2>/dev/null || break; sleep 0.07; done) &
-    local qp=$!
-    for ((k = 0; k < STORM / 2; k++)); do
-        timeout 60 "$jdk/bin/jcmd" "$PID" JVMTI.data_dump >/dev/null 2>&1 || break
-    done
-    wait $qp
-    MIN_DUMPS=2
-    touch "$R.stop"
-}
 HS_ROUTE='heap dump [0-9]+: GC.heap_dump -all -parallel=[0-9]+, through' VERIFY_OPTS=--hotspot \
     run_case hsdump-parallel-exit-churn-b 60 42 no_action check_hs_route \
     -Xmx64m "$A=heap=dump,format=b,file=@.hprof" $CP StressDemo churn 3 800 42

@@ -722,8 +722,14 @@ static int hs_dcmd(uint32_t nth, int live, int gz, int may_start, char *what, si
     char out[2048];
     int r = hsa_jcmd(&c, out, sizeof out);
     if (r == HSA_OK) {
-        if (strstr(out, "Heap dump file created"))
+        const char *done = strstr(out, "Heap dump file created");
+        if (done) { /* "... [N bytes in S secs]": HotSpot's own time, for the verbose note */
+            const char *b = strchr(done, '[');
+            size_t wl = strlen(what);
+            if (b && wl + 3 < wcap)
+                snprintf(what + wl, wcap - wl, " %.*s", (int)strcspn(b, "\n"), b);
             return 0;
+        }
         hs_dcmd_text(out, msg, cap);
         return -1;
     }
@@ -766,7 +772,7 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
     }
     const char *dir = g_hp.hs.dir, *path = g_hp.hs.path;
     int by_dcmd = 0, hs_gz = 0, conv = 0;
-    char what[128] = "", note[600] = "";
+    char what[192] = "", note[600] = "";
     char conv_path[sizeof g_hp.hs.path + 16] = "", red_path[sizeof conv_path] = "";
 
     /* at VM death no GC may be asked for (agent.c): every object is

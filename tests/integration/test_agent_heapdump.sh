@@ -73,6 +73,8 @@ compile HeapDemo MirrorDemo
 mkdir -p vvm
 "$FIRST_JDK/bin/javac" -cp "$JAR" -d vvm "$SRC/tests/integration/VvmCheck.java" || fail "javac VvmCheck"
 N=2000 M=70
+# (the agent's verbose note: "(heap dump K: GC.heap_dump ARGS [N bytes in S
+# secs], through the JVM's attach listener)", HotSpot's figures in brackets)
 # the CPUs this process may use, as HotSpot (and the agent's -parallel=N) count them
 NCPU=$(nproc)
 if [ -r /sys/fs/cgroup/cpu.max ]; then
@@ -170,9 +172,9 @@ for JDK in $FOUND_JDKS; do
     step "heap=dump through the JVM's attach listener: a SIGQUIT (the listener up: jcmd's) and the exit's dump"
     JOPTS=-Xshare:off SIGNAL=QUIT run_demo p$V "heap=dump,format=b,file=$WORK/p$V.hprof"
     if [ "$V" -ge 21 ]; then # GC.heap_dump -parallel=N, N the CPUs this process may use
-        grep -q "(heap dump 1: GC.heap_dump -parallel=$NCPU, through the JVM's attach listener)" p$V.err ||
+        grep -qE "\(heap dump 1: GC.heap_dump -parallel=$NCPU \[[0-9]+ bytes in [0-9.]+ secs\], through the JVM's attach listener\)" p$V.err ||
             fail "p$V: the SIGQUIT's dump: $(grep -o '(heap dump 1[^)]*)' p$V.err), expected GC.heap_dump -parallel=$NCPU"
-        grep -q "(heap dump 2: GC.heap_dump -all -parallel=$NCPU, through the JVM's attach listener)" p$V.err ||
+        grep -qE "\(heap dump 2: GC.heap_dump -all -parallel=$NCPU \[[0-9]+ bytes in [0-9.]+ secs\], through the JVM's attach listener\)" p$V.err ||
             fail "p$V: the exit's dump: $(grep -o '(heap dump 2[^)]*)' p$V.err), expected GC.heap_dump -all -parallel=$NCPU"
     else # JDK 17: no -parallel, HotSpotDiagnosticMXBean.dumpHeap0 as before
         ! grep -q "GC.heap_dump" p$V.err || fail "p$V: JDK 17 used GC.heap_dump: $(grep -o '(heap dump [^)]*)' p$V.err)"
@@ -211,7 +213,7 @@ for JDK in $FOUND_JDKS; do
     expect_eq "xs$V: dumps made" 1 "$(grep -c '^Dumping (' xs$V.err)"
     ! grep -q "Full thread dump" xs$V.out || fail "xs$V: the agent's SIGQUIT printed a thread dump"
     if [ "$V" -ge 21 ]; then
-        grep -q "(heap dump 1: GC.heap_dump -all -parallel=$NCPU, through the JVM's attach listener)" xs$V.err ||
+        grep -qE "\(heap dump 1: GC.heap_dump -all -parallel=$NCPU \[[0-9]+ bytes in [0-9.]+ secs\], through the JVM's attach listener\)" xs$V.err ||
             fail "xs$V: the exit's dump: $(grep -o '(heap dump 1[^)]*)' xs$V.err)"
     fi
     ! grep -q "GC.heap_dump" da$V.err xrs$V.err || fail "GC.heap_dump with the attach mechanism off: $(grep -ho '(heap dump [^)]*)' da$V.err xrs$V.err)"
@@ -379,7 +381,7 @@ for JDK in $FOUND_JDKS; do
     # and the exit's (GC.heap_dump -gz=1: compressed by HotSpot)
     ! grep -q "(heap dump 1: GC.heap_dump" z$V.err || fail "z$V: jcmd JVMTI.data_dump's dump went through the listener"
     par=""; [ "$V" -ge 21 ] && par=" -parallel=$NCPU"
-    grep -q "(heap dump 2: GC.heap_dump -all$par -gz=1, through the JVM's attach listener)" z$V.err ||
+    grep -qE "\(heap dump 2: GC.heap_dump -all$par -gz=1 \[[0-9]+ bytes in [0-9.]+ secs\], through the JVM's attach listener\)" z$V.err ||
         fail "z$V: the exit's dump: $(grep -o '(heap dump 2[^)]*)' z$V.err), expected GC.heap_dump -all$par -gz=1"
     echo "   ok: two gzip dumps (the converted one and HotSpot's -gz=1), verify clean, $N Items each, $(stat -c %s z$V.hprof.gz) bytes ($plain plain)"
 

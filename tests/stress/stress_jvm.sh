@@ -210,7 +210,7 @@ for gcv in ZGC ShenandoahGC; do
         -XX:+Use$gcv -Xmx64m "$A=heap=all,format=b,file=@.hprof" $CP StressDemo churn 3 800 42
     # their dumps' listener is started at start-up, never at VM death (the
     # start allocates: it would wait for the stopped collector)
-    HS_ROUTE='heap dump [0-9]+: GC.heap_dump -all -parallel=[0-9]+, through' VERIFY_OPTS=--hotspot \
+    HS_ROUTE='heap dump [0-9]+: GC.heap_dump -all -parallel=[0-9]+ \[[0-9]+ bytes in [0-9.]+ secs\], through' VERIFY_OPTS=--hotspot \
         run_case hsdump-exit-churn-$gcv-b 60 42 no_action check_hs_route \
         -XX:+Use$gcv -Xmx64m "$A=heap=dump,format=b,file=@.hprof" $CP StressDemo churn 3 800 42
 done
@@ -280,10 +280,10 @@ VERIFY_OPTS=--hotspot run_case hsdump-jcmd-storm-b 120 0 jcmd_storm check_bin_he
 # wait for a dump that has sent its request to that very listener: the
 # request is given up, dumpHeap0 makes the dump); -XX:+DisableAttachMechanism
 # (a SIGQUIT is a thread dump and a data dump: dumpHeap0, never a wait)
-HS_ROUTE='heap dump [0-9]+: GC.heap_dump -all -parallel=[0-9]+, through' VERIFY_OPTS=--hotspot \
+HS_ROUTE='heap dump [0-9]+: GC.heap_dump -all -parallel=[0-9]+ \[[0-9]+ bytes in [0-9.]+ secs\], through' VERIFY_OPTS=--hotspot \
     run_case hsdump-parallel-exit-churn-b 60 42 no_action check_hs_route \
     -Xmx64m "$A=heap=dump,format=b,file=@.hprof" $CP StressDemo churn 3 800 42
-HS_ROUTE='heap dump [0-9]+: GC.heap_dump -parallel=[0-9]+, through' VERIFY_OPTS=--hotspot \
+HS_ROUTE='heap dump [0-9]+: GC.heap_dump -parallel=[0-9]+ \[[0-9]+ bytes in [0-9.]+ secs\], through' VERIFY_OPTS=--hotspot \
     run_case hsdump-parallel-sigquit-b 120 0 listener_quits check_hs_route \
     -Xmx64m "$A=heap=dump,format=b,file=@.hprof" $CP StressDemo churn 3 60000 0 @.stop
 HS_ROUTE='heap dump [0-9]+: HotSpotDiagnosticMXBean.dumpHeap, one thread: the request came through the attach listener itself' \

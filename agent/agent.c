@@ -517,7 +517,21 @@ static void JNICALL hp_on_data_dump(jvmtiEnv *j)
         hp_leave(); /* the final dump is under way or done */
         return;
     }
+    if (hs_wanted() && hs_own_quit(j)) {
+        /* the SIGQUIT the agent sent to start the attach listener, which
+         * came up meanwhile (hsdump.h): no one asked for a dump */
+        hp_info("HPROF: a SIGQUIT within seconds of the agent's own (which started the JVM's attach listener) taken for it: no dump\n");
+        hp_leave();
+        return;
+    }
+    /* jcmd JVMTI.data_dump runs on the attach listener: a dump of
+     * HotSpot's in progress must not wait for it (hsdump.h) */
+    int on_listener = hs_wanted() && hs_on_listener(j);
+    if (on_listener)
+        __atomic_add_fetch(&g_hp.hs.listener_waits, 1, __ATOMIC_SEQ_CST);
     hp_dump(j, "data dump request");
+    if (on_listener)
+        __atomic_sub_fetch(&g_hp.hs.listener_waits, 1, __ATOMIC_SEQ_CST);
     hp_leave();
 }
 

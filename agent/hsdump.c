@@ -6,6 +6,7 @@
  */
 #include "hsdump.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "hprof/hprof_format.h"
 #include "hprof/hr_reader.h"
 #include "hprof/hw_writer.h"
+#include "hsattach.h"
 #include "jx.h"
 #include "out.h"
 #include "print.h"
@@ -27,6 +29,12 @@
 
 #define HS_RECORD_MAX (1u << 30) /* largest record body streamed (HotSpot cuts
                                     its segments far smaller) */
+#define HS_PARALLEL_JDK 21      /* GC.heap_dump -parallel=N: JDK 21 on */
+#define HS_ATTACH_START_MS 5000 /* the listener's socket after our SIGQUIT */
+#define HS_ATTACH_PICK_MS 10000 /* the listener taking up our request */
+#define HS_QUIT_WINDOW_NS 10000000000LL /* a DataDumpRequest that may be our SIGQUIT */
+#define HS_LISTENER_NAME "Attach Listener"    /* HotSpot's thread names */
+#define HS_DISPATCHER_NAME "Signal Dispatcher"
 
 int hs_wanted(void)
 {
@@ -78,6 +86,64 @@ static jobject hs_global_class(JNIEnv *env, const char *name)
  * only read (text, a socket or a FIFO). */
 static const char *hs_tmproot(void);
 
+/* A VM flag's value is "true" (HotSpotDiagnosticMXBean.getVMOption). */
+static int hs_vm_flag(JNIEnv *env, jclass hc, jobject bean, const char *name)
+{
+    jmethodID get = (*env)->GetMethodID(env, hc, "getVMOption", "(Ljava/lang/String;)Lcom/sun/management/VMOption;");
+    jclass oc = get ? (*env)->FindClass(env, "com/sun/management/VMOption") : NULL;
+    jmethodID val = oc ? (*env)->GetMethodID(env, oc, "getValue", "()Ljava/lang/String;") : NULL;
+    jstring jn = val ? (*env)->NewStringUTF(env, name) : NULL;
+    jobject opt = jn ? (*env)->CallObjectMethod(env, bean, get, jn) : NULL;
+    jstring v = opt && !(*env)->ExceptionCheck(env) ? (*env)->CallObjectMethod(env, opt, val) : NULL;
+    const char *c = v && !(*env)->ExceptionCheck(env) ? (*env)->GetStringUTFChars(env, v, NULL) : NULL;
+    int on = c && strcmp(c, "true") == 0;
+    if (c)
+        (*env)->ReleaseStringUTFChars(env, v, c);
+    if ((*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
+    return on;
+}
+
+/* What GC.heap_dump through the attach listener needs (hsattach.h): the
+ * JVM's version (-parallel from JDK 21), and neither -XX:+DisableAttach-
+ * Mechanism (a SIGQUIT would be a thread dump and a DataDumpRequest) nor
+ * -Xrs (a SIGQUIT would end the JVM). Else h->attach_off, for good. */
+static void hs_attach_flags(JNIEnv *env, jclass hc, jobject bean)
+{
+    hs_state *h = &g_hp.hs;
+    char *v = jx_system_property(g_hp.jvmti, "java.vm.specification.version");
+    h->jdk = v ? atoi(v) : 0;
+    if (v)
+        jx_free(g_hp.jvmti, v);
+    if (hs_vm_flag(env, hc, bean, "DisableAttachMechanism"))
+        snprintf(h->attach_why, sizeof h->attach_why, "-XX:+DisableAttachMechanism");
+    else if (hs_vm_flag(env, hc, bean, "ReduceSignalUsage"))
+        snprintf(h->attach_why, sizeof h->attach_why, "-Xrs (ReduceSignalUsage)");
+    h->attach_off = h->attach_why[0] != 0;
+}
+
+static int hs_attach_wanted(int hs_gz);
+static int hs_gz_ok(void);
+
+/* ZGC, Shenandoah: the listener is started now, at start-up (hs_init
+ * runs at VMInit for them), if the dumps are to use it: at VM death their
+ * collector is stopped, and HotSpot's start of its listener (a Java
+ * Thread allocated) can wait for it forever, so no dump at VM death
+ * starts it (hs_dump). */
+static void hs_prime(void)
+{
+    hs_state *h = &g_hp.hs;
+    if (!g_hp.gc_no_force || __atomic_load_n(&g_hp.exiting, __ATOMIC_ACQUIRE) || !hs_attach_wanted(hs_gz_ok()))
+        return;
+    hsa_call c = {.sock_dir = "/tmp", .pid = getpid(), .may_start = 1, .start_ms = HS_ATTACH_START_MS,
+                  .quit_ns = &h->quit_ns};
+    char why[512];
+    if (hsa_listen(&c, why, sizeof why) != 0) {
+        snprintf(h->attach_why, sizeof h->attach_why, "%.250s", why);
+        h->attach_off = 1;
+    }
+}
+
 int hs_init(JNIEnv *env)
 {
     hs_state *h = &g_hp.hs;
@@ -111,6 +177,7 @@ int hs_init(JNIEnv *env)
                      (long)getpid(), rnd);
     n = n < 0 || (size_t)n >= sizeof h->dir ? -1
         : snprintf(h->path, sizeof h->path, "%s/heap.hprof", h->dir);
+
     if (n < 0 || (size_t)n >= sizeof h->path) {
         hp_error("heap dump: the name of its temporary directory in %s is too long", root);
         goto out;
@@ -140,6 +207,8 @@ int hs_init(JNIEnv *env)
             (*env)->ExceptionClear(env);
     }
     jstring p = h->dump0 ? (*env)->NewStringUTF(env, h->path) : NULL;
+    if (p && !(*env)->ExceptionCheck(env))
+        hs_attach_flags(env, hc, b);
     if ((*env)->ExceptionCheck(env)) {
         hs_exception(env, msg, sizeof msg);
     } else if (!p) {
@@ -153,6 +222,8 @@ int hs_init(JNIEnv *env)
     }
     if (!h->ready)
         hp_error("heap dump: HotSpot's dumper cannot be called: %s; heap=dump makes no dump", msg);
+    else
+        hs_prime();
 out:
     (*env)->PopLocalFrame(env, NULL);
     return h->ready ? 0 : -1;
@@ -508,6 +579,169 @@ static int hs_convert(const char *tmp, const char *dest, int id4, int gz)
     return 0;
 }
 
+/* Empties and removes dump n's directory of GC.heap_dump: HotSpot's
+ * parallel dumper writes segment files beside its file (FILE.p0 ...), and
+ * may leave them when it fails. */
+static void hs_rm_pdir(const char *pdir)
+{
+    DIR *d = opendir(pdir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            unlinkat(dirfd(d), e->d_name, 0);
+    }
+    if (d)
+        closedir(d);
+    rmdir(pdir);
+}
+
+int hs_want_gz(void)
+{
+    /* gzip=y (file=NAME.gz implies it); text, net= and FIFO outputs stay plain */
+    return g_hp.o.binary && g_hp.net_fd < 0 && !out_dump_streamed() && g_hp.o.gzip;
+}
+
+/* The current thread is `name` (HotSpot's threads are named at creation
+ * and keep their names). */
+static int hs_thread_is(jvmtiEnv *j, const char *name)
+{
+    jvmtiThreadInfo ti;
+    memset(&ti, 0, sizeof ti);
+    if ((*j)->GetThreadInfo(j, NULL, &ti) != JVMTI_ERROR_NONE)
+        return 0;
+    int is = ti.name && strcmp(ti.name, name) == 0;
+    jx_free(j, ti.name);
+    JNIEnv *env = NULL;
+    if ((*g_hp.vm)->GetEnv(g_hp.vm, (void **)&env, JNI_VERSION_1_8) == JNI_OK && env) {
+        if (ti.thread_group)
+            (*env)->DeleteLocalRef(env, ti.thread_group);
+        if (ti.context_class_loader)
+            (*env)->DeleteLocalRef(env, ti.context_class_loader);
+    }
+    return is;
+}
+
+int hs_on_listener(jvmtiEnv *j)
+{
+    return hs_thread_is(j, HS_LISTENER_NAME);
+}
+
+int hs_own_quit(jvmtiEnv *j)
+{
+    long long t = __atomic_load_n(&g_hp.hs.quit_ns, __ATOMIC_ACQUIRE);
+    if (!t)
+        return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    long long now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    if (now - t > HS_QUIT_WINDOW_NS || !hs_thread_is(j, HS_DISPATCHER_NAME))
+        return 0;
+    return __atomic_compare_exchange_n(&g_hp.hs.quit_ns, &t, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/* A gzip output whose plain file needs no work first: HotSpot's -gz=1 */
+static int hs_gz_ok(void)
+{
+    return hs_want_gz() && g_hp.o.id_size != 4 && !g_hp.o.redact;
+}
+
+/* Whether this dump is to be GC.heap_dump's: for -parallel (JDK 21 on),
+ * or for HotSpot's own -gz (`hs_gz`: a gzip output whose plain file needs
+ * no work first), which compresses in its worker threads: on the 16 M
+ * object bench heap, JDK 17, under load, 16-24 s against 31 s for the
+ * plain dump converted afterwards, the same size (bench/BENCHMARKS.md).
+ * Plain on JDK 17 the command is dumpHeap0's code with a round trip more. */
+static int hs_attach_wanted(int hs_gz)
+{
+    const hs_state *h = &g_hp.hs;
+    return !h->attach_off && (h->jdk >= HS_PARALLEL_JDK || hs_gz);
+}
+
+/* The dcmd's text as one line, without its "Dumping heap to ..." */
+static void hs_dcmd_text(const char *text, char *msg, size_t cap)
+{
+    size_t n = 0;
+    msg[0] = 0;
+    for (const char *l = text; *l && n + 1 < cap;) {
+        size_t len = strcspn(l, "\n");
+        if (len && strncmp(l, "Dumping heap to ", 16) != 0) {
+            int w = snprintf(msg + n, cap - n, "%s%.*s", n ? "; " : "", (int)len, l);
+            n = w < 0 || (size_t)w >= cap - n ? cap - 1 : n + (size_t)w;
+        }
+        l += len;
+        if (*l)
+            l++;
+    }
+    if (!msg[0])
+        snprintf(msg, cap, "it said nothing");
+}
+
+/* GC.heap_dump [-all] [-parallel=N] [-gz=1] into h->ppath, sent to the
+ * JVM's attach listener (hsattach.h). Returns 0: the dump made (what into
+ * what); -1: HotSpot's dumper failed (its text in msg); 1: no listener to
+ * be had (why in msg): dumpHeap0 makes the dump instead. No agent lock
+ * held. */
+static int hs_dcmd(uint32_t nth, int live, int gz, int may_start, char *what, size_t wcap, char *msg,
+                   size_t cap)
+{
+    hs_state *h = &g_hp.hs;
+    /* a directory of this attempt's own: a request given up and run
+     * late by the listener finds none, and touches no later dump */
+    snprintf(h->pdir, sizeof h->pdir, "%.4190s/p%u", h->dir, nth);
+    snprintf(h->ppath, sizeof h->ppath, "%s/heap.hprof", h->pdir);
+    char qp[HSA_ARG_MAX], cmd[HSA_ARG_MAX + 64], par[32] = "";
+    if (hsa_quote(qp, sizeof qp, h->ppath) != 0) {
+        snprintf(msg, cap, "its path cannot be said in a command line");
+        return 1;
+    }
+    if (h->jdk >= HS_PARALLEL_JDK)
+        snprintf(par, sizeof par, " -parallel=%d", hsa_cpus());
+    snprintf(what, wcap, "GC.heap_dump%s%s%s", live ? "" : " -all", par, gz ? " -gz=1" : "");
+    snprintf(cmd, sizeof cmd, "%s %s", what, qp);
+    if (mkdir(h->pdir, 0700) != 0) {
+        snprintf(msg, cap, "cannot create %.700s: %s", h->pdir, strerror(errno));
+        return 1;
+    }
+    hsa_call c = {
+        .sock_dir = "/tmp", /* HotSpot's os::get_temp_directory() on Linux, not $TMPDIR */
+        .pid = getpid(),
+        .may_start = may_start,
+        .start_ms = HS_ATTACH_START_MS,
+        .pick_ms = HS_ATTACH_PICK_MS,
+        .command = cmd,
+        .proof = h->ppath,
+        .abandon = &h->listener_waits,
+        .quit_ns = &h->quit_ns,
+    };
+    char out[2048];
+    int r = hsa_jcmd(&c, out, sizeof out);
+    if (r == HSA_OK) {
+        const char *done = strstr(out, "Heap dump file created");
+        if (done) { /* "... [N bytes in S secs]": HotSpot's own time, for the verbose note */
+            const char *b = strchr(done, '[');
+            size_t wl = strlen(what);
+            if (b && wl + 3 < wcap)
+                snprintf(what + wl, wcap - wl, " %.*s", (int)strcspn(b, "\n"), b);
+            return 0;
+        }
+        hs_dcmd_text(out, msg, cap);
+        return -1;
+    }
+    if (r == HSA_REFUSED)
+        snprintf(msg, cap, "the attach listener refused %.100s: %.800s", what, out);
+    else
+        snprintf(msg, cap, "%.900s", out);
+    /* a listener that cannot be had (or stalls) is not tried again; one
+     * that only is not up yet (a SIGQUIT's dump cannot start it), or
+     * busy with a jcmd JVMTI.data_dump that waits for us, is */
+    if (r != HSA_NOT_STARTED && !(r == HSA_ABANDONED && h->listener_waits) && !h->attach_off) {
+        snprintf(h->attach_why, sizeof h->attach_why, "%s", msg);
+        h->attach_off = 1;
+    }
+    rmdir(h->pdir); /* empty: an abandoned request, run late, finds no directory */
+    return 1;
+}
+
 int hs_dump(jvmtiEnv *j, JNIEnv *env)
 {
     if (!env)
@@ -517,10 +751,12 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
     int text = !g_hp.o.binary, stream = !text && (g_hp.net_fd >= 0 || out_dump_streamed());
     int own = !text && !stream && nth == 1 && out_dumps_only(); /* the output itself */
     int id4 = !text && g_hp.o.id_size == 4;
-    /* gzip=y (file=NAME.gz): HotSpot's -gz layout (its dumper cannot be asked for
-     * it through dumpHeap: docs/heap-dump.md); streams stay plain */
-    int gz = !text && !stream && g_hp.o.gzip;
-    int conv = id4 || gz;
+    /* gzip in HotSpot's -gz layout: made by GC.heap_dump -gz=1 (in its
+     * parallel workers) when it makes the dump and nothing is to be done
+     * to the plain file first, else by convert/ afterwards */
+    int gz = !text && !stream && hs_want_gz();
+    int on_listener = hs_on_listener(j);
+    int on_dispatcher = !on_listener && hs_thread_is(j, HS_DISPATCHER_NAME);
     char dest[sizeof g_hp.outname + 16] = "";
     if (!text && !stream) {
         if (own)
@@ -529,6 +765,8 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
             snprintf(dest, sizeof dest, "%s.%u", g_hp.outname, nth);
     }
     const char *dir = g_hp.hs.dir, *path = g_hp.hs.path;
+    int by_dcmd = 0, hs_gz = 0, conv = 0;
+    char what[192] = "", note[600] = "";
     char conv_path[sizeof g_hp.hs.path + 16] = "", red_path[sizeof conv_path] = "";
 
     /* at VM death no GC may be asked for (agent.c): every object is
@@ -538,20 +776,51 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
     g_hp.hs_busy = 1;
     jx_unlock(j, g_hp.dump_lock); /* no agent lock across Java code and the dump */
     int rc = -1;
-    if (hs_init(env) != 0) /* the first dump prepares (hsdump.h) */
+    msg[0] = 0;
+    if (hs_init(env) != 0) { /* the first dump prepares (hsdump.h) */
         snprintf(msg, sizeof msg, "it could not be prepared (see the error above)");
-    else if (hs_mkdir(dir) != 0)
+    } else if (hs_mkdir(dir) != 0) {
         snprintf(msg, sizeof msg, "no temporary directory (see the error above)");
-    else
-        rc = hs_call(env, live, msg, sizeof msg);
+    } else {
+        hs_gz = gz && hs_gz_ok();
+        if (!hs_attach_wanted(hs_gz)) {
+            if (g_hp.hs.attach_off && (g_hp.hs.jdk >= HS_PARALLEL_JDK || hs_gz))
+                snprintf(note, sizeof note, "%s", g_hp.hs.attach_why);
+        } else if (on_listener) { /* the listener cannot wait for itself */
+            snprintf(note, sizeof note, "the request came through the attach listener itself");
+        } else {
+            /* a SIGQUIT's dump runs on the signal dispatcher: a SIGQUIT
+             * of ours would wait for it, so it needs a listener up */
+            int may_start = !on_dispatcher && !(g_hp.gc_no_force && !live); /* hs_prime */
+            int r = hs_dcmd(nth, live, hs_gz, may_start, what, sizeof what, msg, sizeof msg);
+            by_dcmd = r <= 0;
+            if (by_dcmd) {
+                rc = r;
+                path = g_hp.hs.ppath;
+            } else {
+                snprintf(note, sizeof note, "%s", msg);
+                msg[0] = 0;
+            }
+        }
+        if (!by_dcmd)
+            hs_gz = 0; /* convert/ compresses dumpHeap0's plain file */
+        if (!by_dcmd)
+            rc = hs_call(env, live, msg, sizeof msg);
+    }
     jx_lock(j, g_hp.dump_lock);
     g_hp.hs_busy = 0;
     (*j)->RawMonitorNotifyAll(j, g_hp.dump_lock);
 
+    if (by_dcmd)
+        hp_info(" (heap dump %u: %s, through the JVM's attach listener)", nth, what);
+    else if (note[0])
+        hp_info(" (heap dump %u: HotSpotDiagnosticMXBean.dumpHeap, one thread: %s)", nth, note);
+    conv = id4 || (gz && !hs_gz);
     struct stat st;
     if (rc != 0 || stat(path, &st) != 0 || st.st_size < (off_t)HPROF_HEADER_SIZE) {
         const char *why = msg[0] ? msg : "no reason given";
-        hp_error("heap dump: HotSpot's dumper (HotSpotDiagnosticMXBean.dumpHeap) made no dump: %s", why);
+        hp_error("heap dump: HotSpot's dumper (%s) made no dump: %s",
+                 by_dcmd ? "GC.heap_dump" : "HotSpotDiagnosticMXBean.dumpHeap", why);
         /* and the output says so: no reader takes its absence for a dump */
         out_message("HPROF ERROR: heap dump %u: HotSpot's dumper made no dump: %s", nth, why);
         rc = -1;
@@ -588,6 +857,8 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
     }
 done:
     unlink(path);
+    if (by_dcmd)
+        hs_rm_pdir(g_hp.hs.pdir);
     if (conv_path[0])
         unlink(conv_path);
     if (red_path[0])

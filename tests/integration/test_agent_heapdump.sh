@@ -73,6 +73,14 @@ compile HeapDemo MirrorDemo
 mkdir -p vvm
 "$FIRST_JDK/bin/javac" -cp "$JAR" -d vvm "$SRC/tests/integration/VvmCheck.java" || fail "javac VvmCheck"
 N=2000 M=70
+# (the agent's verbose note: "(heap dump K: GC.heap_dump ARGS [N bytes in S
+# secs], through the JVM's attach listener)", HotSpot's figures in brackets)
+# the CPUs this process may use, as HotSpot (and the agent's -parallel=N) count them
+NCPU=$(nproc)
+if [ -r /sys/fs/cgroup/cpu.max ]; then
+    q=$(awk '$1 != "max" { print int(($1 + $2 - 1) / $2) }' /sys/fs/cgroup/cpu.max)
+    [ -n "$q" ] && [ "$q" -lt "$NCPU" ] && NCPU=$q
+fi
 LNEW=$(grep -n 'ITEMS\[i\] = item(new Item(), i);' "$SRC/demo-java/HeapDemo.java" | cut -d: -f1)
 
 vvm() {
@@ -155,6 +163,61 @@ for JDK in $FOUND_JDKS; do
     vvm h$V.hprof --heapdemo $N:$M --check-refs --thread parked-holder=$hsframes >h$V.vvm 2>&1 ||
         fail "VisualVM on the heap=dump dump: $(grep -E 'FAIL|Exception' h$V.vvm | head -5)"
     echo "   ok: verify clean, program classes equal jcmd's, HotSpot's records, ids aligned, $(grep -c '^  ok' h$V.vvm) VisualVM checks"
+
+    if [ "$V" -ge 21 ]; then # the listener cannot wait for a request of ours while it runs this one
+        grep -q "(heap dump 1: HotSpotDiagnosticMXBean.dumpHeap, one thread: the request came through the attach listener itself)" h$V.err ||
+            fail "h$V: jcmd JVMTI.data_dump's dump was not dumpHeap0's: $(grep -o '(heap dump 1[^)]*)' h$V.err)"
+    fi
+
+    step "heap=dump through the JVM's attach listener: a SIGQUIT (the listener up: jcmd's) and the exit's dump"
+    JOPTS=-Xshare:off SIGNAL=QUIT run_demo p$V "heap=dump,format=b,file=$WORK/p$V.hprof"
+    if [ "$V" -ge 21 ]; then # GC.heap_dump -parallel=N, N the CPUs this process may use
+        grep -qE "\(heap dump 1: GC.heap_dump -parallel=$NCPU \[[0-9]+ bytes in [0-9.]+ secs\], through the JVM's attach listener\)" p$V.err ||
+            fail "p$V: the SIGQUIT's dump: $(grep -o '(heap dump 1[^)]*)' p$V.err), expected GC.heap_dump -parallel=$NCPU"
+        grep -qE "\(heap dump 2: GC.heap_dump -all -parallel=$NCPU \[[0-9]+ bytes in [0-9.]+ secs\], through the JVM's attach listener\)" p$V.err ||
+            fail "p$V: the exit's dump: $(grep -o '(heap dump 2[^)]*)' p$V.err), expected GC.heap_dump -all -parallel=$NCPU"
+    else # JDK 17: no -parallel, HotSpotDiagnosticMXBean.dumpHeap0 as before
+        ! grep -q "GC.heap_dump" p$V.err || fail "p$V: JDK 17 used GC.heap_dump: $(grep -o '(heap dump [^)]*)' p$V.err)"
+    fi
+    "$HPROF" histo p$V.hprof >p$V.histo && "$HPROF" histo p$V.hotspot.hprof >p$V.hs.histo || fail "hprof histo p$V"
+    for cls in 'HeapDemo$Item' 'HeapDemo$SubItem' 'HeapDemo$Marker' '[LHeapDemo$Item;' '[[I'; do
+        expect_eq "p$V: $cls instances and bytes (vs jcmd's)" "$(awk -v c="$cls" '$4 == c { print $2, $3 }' p$V.hs.histo)" \
+            "$(awk -v c="$cls" '$4 == c { print $2, $3 }' p$V.histo)"
+    done
+    for f in p$V.hprof p$V.hprof.2; do
+        "$HPROF" verify $f >$f.verify || fail "hprof verify $f: $(tail -3 $f.verify)"
+        grep -q ': 0 error(s), 0 warning(s)$' $f.verify || fail "hprof verify $f: $(tail -3 $f.verify)"
+    done
+    expect_eq "p$V.hprof.2 (the exit's, -all): HeapDemo\$Item instances" $N "$("$HPROF" histo p$V.hprof.2 | awk '$4 == "HeapDemo$Item" { print $2 }')"
+    ls /tmp/.attach_pid* 2>/dev/null | grep -q . && fail "p$V: a trigger file is left: $(ls /tmp/.attach_pid*)"
+    how=dumpHeap0; [ "$V" -ge 21 ] && how="GC.heap_dump -parallel=$NCPU and -all -parallel=$NCPU"
+    echo "   ok: $how; both dumps verify, program classes equal jcmd's"
+
+    step "heap=dump with -XX:+DisableAttachMechanism, and with -Xrs: HotSpotDiagnosticMXBean.dumpHeap"
+    JOPTS="-Xshare:off -XX:+DisableAttachMechanism" NOHS=1 SIGNAL=QUIT run_demo da$V "heap=dump,format=b,file=$WORK/da$V.hprof"
+    jrun xrs$V 0 no -Xrs "-agentpath:$AGENT=heap=dump,format=b,file=$WORK/xrs$V.hprof" -cp classes HeapDemo $N $M 1 </dev/null
+    for f in da$V.hprof da$V.hprof.2 xrs$V.hprof; do
+        "$HPROF" verify --hotspot $f >$f.verify || fail "hprof verify $f: $(tail -3 $f.verify)"
+        expect_eq "$f: HeapDemo\$Item instances" $N "$("$HPROF" histo $f | awk '$4 == "HeapDemo$Item" { print $2 }')"
+    done
+    if [ "$V" -ge 21 ]; then
+        expect_eq "da$V: dumps made by dumpHeap0 for -XX:+DisableAttachMechanism" 2 \
+            "$(grep -o 'HotSpotDiagnosticMXBean.dumpHeap, one thread: -XX:+DisableAttachMechanism' da$V.err | wc -l)"
+        expect_eq "xrs$V: dumps made by dumpHeap0 for -Xrs" 1 \
+            "$(grep -o 'HotSpotDiagnosticMXBean.dumpHeap, one thread: -Xrs (ReduceSignalUsage)' xrs$V.err | wc -l)"
+    fi
+    # the exit's dump alone: the agent starts the listener itself (its
+    # SIGQUIT swallowed by HotSpot: no thread dump, no second dump)
+    jrun xs$V 0 no "-agentpath:$AGENT=heap=dump,format=b,file=$WORK/xs$V.hprof" -cp classes HeapDemo $N $M 1 </dev/null
+    "$HPROF" verify --hotspot xs$V.hprof >xs$V.verify || fail "hprof verify xs$V.hprof: $(tail -3 xs$V.verify)"
+    expect_eq "xs$V: dumps made" 1 "$(grep -c '^Dumping (' xs$V.err)"
+    ! grep -q "Full thread dump" xs$V.out || fail "xs$V: the agent's SIGQUIT printed a thread dump"
+    if [ "$V" -ge 21 ]; then
+        grep -qE "\(heap dump 1: GC.heap_dump -all -parallel=$NCPU \[[0-9]+ bytes in [0-9.]+ secs\], through the JVM's attach listener\)" xs$V.err ||
+            fail "xs$V: the exit's dump: $(grep -o '(heap dump 1[^)]*)' xs$V.err)"
+    fi
+    ! grep -q "GC.heap_dump" da$V.err xrs$V.err || fail "GC.heap_dump with the attach mechanism off: $(grep -ho '(heap dump [^)]*)' da$V.err xrs$V.err)"
+    echo "   ok: the SIGQUIT's and the exit's dumps (DisableAttachMechanism), the exit's (-Xrs): dumpHeap0, verified"
 
     step "heap=all (the JVMTI walk),format=b: our dump and HotSpot's of the same moment"
     run_demo d$V "heap=all,format=b,doe=n,file=$WORK/d$V.hprof"
@@ -314,7 +377,13 @@ for JDK in $FOUND_JDKS; do
         [ $(($(stat -c %s $f) * 5)) -le $((plain * 2)) ] ||
             fail "$f: $(stat -c %s $f) bytes, not 2.5 times less than its $plain bytes plain"
     done
-    echo "   ok: two gzip dumps, verify clean, $N Items each, $(stat -c %s z$V.hprof.gz) bytes ($plain plain)"
+    # the request's (jcmd JVMTI.data_dump: dumpHeap0, compressed afterwards)
+    # and the exit's (GC.heap_dump -gz=1: compressed by HotSpot)
+    ! grep -q "(heap dump 1: GC.heap_dump" z$V.err || fail "z$V: jcmd JVMTI.data_dump's dump went through the listener"
+    par=""; [ "$V" -ge 21 ] && par=" -parallel=$NCPU"
+    grep -qE "\(heap dump 2: GC.heap_dump -all$par -gz=1 \[[0-9]+ bytes in [0-9.]+ secs\], through the JVM's attach listener\)" z$V.err ||
+        fail "z$V: the exit's dump: $(grep -o '(heap dump 2[^)]*)' z$V.err), expected GC.heap_dump -all$par -gz=1"
+    echo "   ok: two gzip dumps (the converted one and HotSpot's -gz=1), verify clean, $N Items each, $(stat -c %s z$V.hprof.gz) bytes ($plain plain)"
 
     step "heap=dump,format=a: the jcmd dump and the exit dump, two text sections"
     JOPTS=-Xshare:off NOHS=1 run_demo t$V "heap=dump,format=a,file=$WORK/t$V.txt"
@@ -344,11 +413,18 @@ for JDK in $FOUND_JDKS; do
     # HotSpot ignores SIGXFSZ: its write fails with EFBIG, dumpHeap throws,
     # and no partial dump is left (HotSpot removes it): the output holds no
     # heap dump, only the in-band error, in text and in binary
+    # (the exit's dump: JDK 21+ GC.heap_dump through the listener, which
+    # says so in its own words; JDK 17 dumpHeap0)
     (ulimit -f 300 && jrun hlim$V 0 allow "-agentpath:$AGENT=heap=dump,file=$WORK/hlim$V.txt" -cp classes HeapDemo $N $M 1 </dev/null)
-    grep -q "HPROF ERROR: heap dump: HotSpot's dumper (HotSpotDiagnosticMXBean.dumpHeap) made no dump: java.io.IOException: File too large" hlim$V.err ||
+    if [ "$V" -ge 21 ]; then
+        how="GC.heap_dump" why="Dump file is incomplete: File too large"
+    else
+        how="HotSpotDiagnosticMXBean.dumpHeap" why="java.io.IOException: File too large"
+    fi
+    grep -qF "HPROF ERROR: heap dump: HotSpot's dumper ($how) made no dump: $why" hlim$V.err ||
         fail "hlim$V: expected an HPROF ERROR about HotSpot's dump, stderr: $(head -3 hlim$V.err)"
     expect_eq "hlim$V.txt: HEAP DUMP BEGIN lines" 0 "$(grep -c '^HEAP DUMP BEGIN (' hlim$V.txt || true)"
-    grep -q "HPROF ERROR: heap dump 1: HotSpot's dumper made no dump: java.io.IOException: File too large" hlim$V.txt ||
+    grep -qF "HPROF ERROR: heap dump 1: HotSpot's dumper made no dump: $why" hlim$V.txt ||
         fail "hlim$V.txt: no in-band HPROF ERROR line"
     (ulimit -f 400 && jrun hblim$V 0 allow "-agentpath:$AGENT=heap=dump,format=b,file=$WORK/hblim$V.hprof" -cp classes HeapDemo $N $M 1 </dev/null)
     grep -q "HPROF ERROR: heap dump: HotSpot's dumper .* File too large" hblim$V.err ||

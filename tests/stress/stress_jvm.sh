@@ -22,6 +22,10 @@
 #                       runs (binary, text), SIGQUIT and jcmd storms, and a
 #                       net= front end that asks for a dump and goes away
 #                       while it is made (hsdump-peer-gone)
+#  hsdump-parallel-*    heap=dump through the JVM's attach listener (JDK 21+:
+#                       GC.heap_dump -parallel=N): the exit's dump, SIGQUITs,
+#                       SIGQUITs and jcmd JVMTI.data_dumps at once;
+#                       hsdump-noattach-*: -XX:+DisableAttachMechanism
 # Each run must exit by its deadline with the program's status, without an
 # HPROF ERROR, and leave complete outputs (text: the last section's END line;
 # binary: `hprof verify` clean, every heap dump file).
@@ -154,6 +158,32 @@ check_bin_heap() {
     [ "$n" -ge "$MIN_DUMPS" ] || { RESULT=bad; WHY="$n heap dumps, at least $MIN_DUMPS expected"; }
 }
 
+# check_hs_route WHAT: check_bin_heap, and on JDK 21+ a dump made by WHAT
+# (a regular expression of the agent's verbose note)
+check_hs_route() {
+    check_bin_heap
+    [ "$RESULT" = ok ] || return 0
+    if [ "$v" -ge 21 ] && ! grep -qE "$HS_ROUTE" "$R.err"; then
+        RESULT=bad
+        WHY="no dump by '$HS_ROUTE': $(grep -o '(heap dump [^)]*)' "$R.err" | tail -3 | tr '\n' ';')"
+    fi
+}
+listener_quits() { # a jcmd starts the listener, then SIGQUITs
+    timeout 30 "$jdk/bin/jcmd" "$PID" VM.version >/dev/null 2>&1
+    quit_spaced
+}
+quits_and_jcmds() { # SIGQUITs in the background, jcmd data dumps meanwhile
+    local k
+    (for ((k = 0; k < STORM; k++)); do kill -QUIT "$PID" 2>/dev/null || break; sleep 0.07; done) &
+    local qp=$!
+    for ((k = 0; k < STORM / 2; k++)); do
+        timeout 60 "$jdk/bin/jcmd" "$PID" JVMTI.data_dump >/dev/null 2>&1 || break
+    done
+    wait $qp
+    MIN_DUMPS=2
+    touch "$R.stop"
+}
+
 # ------------------------------------------------------------ the cases
 for mode in sites dump all; do
     for fmt in a b; do
@@ -178,7 +208,10 @@ for gcv in ZGC ShenandoahGC; do
         -XX:+Use$gcv -Xmx64m "$A=heap=sites,format=a,file=@.txt" $CP StressDemo churn 3 800 42
     run_case exit-churn-$gcv-all-b 60 42 no_action check_bin_heap \
         -XX:+Use$gcv -Xmx64m "$A=heap=all,format=b,file=@.hprof" $CP StressDemo churn 3 800 42
-    VERIFY_OPTS=--hotspot run_case hsdump-exit-churn-$gcv-b 60 42 no_action check_bin_heap \
+    # their dumps' listener is started at start-up, never at VM death (the
+    # start allocates: it would wait for the stopped collector)
+    HS_ROUTE='heap dump [0-9]+: GC.heap_dump -all -parallel=[0-9]+ \[[0-9]+ bytes in [0-9.]+ secs\], through' VERIFY_OPTS=--hotspot \
+        run_case hsdump-exit-churn-$gcv-b 60 42 no_action check_hs_route \
         -XX:+Use$gcv -Xmx64m "$A=heap=dump,format=b,file=@.hprof" $CP StressDemo churn 3 800 42
 done
 # (ZGC in every tier: a SIGQUIT dump's GC still running when System.exit
@@ -238,6 +271,27 @@ VERIFY_OPTS=--hotspot run_case hsdump-sigquit-storm-b 120 0 quit_storm check_bin
     -Xmx32m "$A=heap=dump,format=b,cpu=samples,interval=1,file=@.hprof" $CP StressDemo churn 3 60000 0 @.stop
 VERIFY_OPTS=--hotspot run_case hsdump-jcmd-storm-b 120 0 jcmd_storm check_bin_heap \
     -Xmx32m "$A=heap=dump,format=b,file=@.hprof" $CP StressDemo churn 3 60000 0 @.stop
+
+# heap=dump through the JVM's own attach listener (GC.heap_dump -parallel=N
+# on JDK 21+, agent/hsattach.h): the exit's dump under churn (the agent
+# starts the listener at VM death); SIGQUITs once a jcmd started the
+# listener (the dumps run on the signal dispatcher); SIGQUITs and jcmd
+# JVMTI.data_dumps at once (a data_dump runs on the listener thread and may
+# wait for a dump that has sent its request to that very listener: the
+# request is given up, dumpHeap0 makes the dump); -XX:+DisableAttachMechanism
+# (a SIGQUIT is a thread dump and a data dump: dumpHeap0, never a wait)
+HS_ROUTE='heap dump [0-9]+: GC.heap_dump -all -parallel=[0-9]+ \[[0-9]+ bytes in [0-9.]+ secs\], through' VERIFY_OPTS=--hotspot \
+    run_case hsdump-parallel-exit-churn-b 60 42 no_action check_hs_route \
+    -Xmx64m "$A=heap=dump,format=b,file=@.hprof" $CP StressDemo churn 3 800 42
+HS_ROUTE='heap dump [0-9]+: GC.heap_dump -parallel=[0-9]+ \[[0-9]+ bytes in [0-9.]+ secs\], through' VERIFY_OPTS=--hotspot \
+    run_case hsdump-parallel-sigquit-b 120 0 listener_quits check_hs_route \
+    -Xmx64m "$A=heap=dump,format=b,file=@.hprof" $CP StressDemo churn 3 60000 0 @.stop
+HS_ROUTE='heap dump [0-9]+: HotSpotDiagnosticMXBean.dumpHeap, one thread: the request came through the attach listener itself' \
+    VERIFY_OPTS=--hotspot run_case hsdump-parallel-data-dump-mix-b 150 0 quits_and_jcmds check_hs_route \
+    -Xmx64m "$A=heap=dump,format=b,file=@.hprof" $CP StressDemo churn 3 60000 0 @.stop
+HS_ROUTE='heap dump [0-9]+: HotSpotDiagnosticMXBean.dumpHeap, one thread: -XX:\+DisableAttachMechanism' VERIFY_OPTS=--hotspot \
+    run_case hsdump-noattach-sigquit-b 120 0 quit_spaced check_hs_route \
+    -XX:+DisableAttachMechanism -Xmx64m "$A=heap=dump,format=b,file=@.hprof" $CP StressDemo churn 3 60000 0 @.stop
 
 # a front end that asks for a heap dump at once and closes the connection
 # while it is made: the program goes on and ends with its own status; the

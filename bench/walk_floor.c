@@ -14,16 +14,25 @@
  *      for a dump, shown for scale);
  * and prints one "WALK name seconds count" line per step on stderr, then
  * "WALK done". Each step untags what it tagged before the next.
- * Not part of the product: no options, no error paths beyond a message.
+ *
+ * The agent's options, if any, name the steps instead, in order, separated
+ * by '+' (bench/walk_vs_all.sh): the steps above, "untag" (untimed), "gc"
+ * (ForceGarbageCollection, timed) and "follow-prims-tagged" (the walk of
+ * step 3 on a heap whose objects are tagged already: what heap=all asks of
+ * the JVM, its objects tagged as they were allocated, after the GC the dump
+ * forces; "iterate-tagging+gc+follow-prims-tagged" is that sequence).
+ * Not part of the product: no error paths beyond a message.
  */
 #include <jvmti.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 static jvmtiEnv *wf_jvmti;
 static jlong wf_seq;
 static long wf_refs, wf_prims;
+static char *wf_steps; /* the agent's options: steps separated by '+', or NULL */
 
 static double wf_now(void)
 {
@@ -94,22 +103,50 @@ static void wf_step(const char *name, int follow, int prims, int untag)
                 (long long)wf_seq, e == JVMTI_ERROR_NONE ? "" : " (error)");
 }
 
+static void wf_gc(void)
+{
+    double t0 = wf_now();
+    jvmtiError e = (*wf_jvmti)->ForceGarbageCollection(wf_jvmti);
+    fprintf(stderr, "WALK gc %.3f 0 0 0%s\n", wf_now() - t0, e == JVMTI_ERROR_NONE ? "" : " (error)");
+}
+
 static void JNICALL wf_dump(jvmtiEnv *j)
 {
     (void)j;
-    wf_step("follow-tagging", 1, 0, 0);
-    wf_step("follow-tagged", 1, 0, 0);
-    wf_step("untag", 0, 0, 1);
-    wf_step("follow-prims-tagging", 1, 1, 0);
-    wf_step("untag", 0, 0, 1);
-    wf_step("iterate-tagging", 0, 0, 0);
-    wf_step("untag", 0, 0, 1);
+    const char *steps = wf_steps ? wf_steps
+                                 : "follow-tagging+follow-tagged+untag+follow-prims-tagging+untag+"
+                                   "iterate-tagging+untag";
+    for (const char *p = steps; *p;) {
+        size_t n = strcspn(p, "+");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p);
+        if (!strcmp(name, "follow-tagging") || !strcmp(name, "follow-tagged"))
+            wf_step(name, 1, 0, 0);
+        else if (!strcmp(name, "follow-prims-tagging") || !strcmp(name, "follow-prims-tagged"))
+            wf_step(name, 1, 1, 0);
+        else if (!strcmp(name, "iterate-tagging"))
+            wf_step(name, 0, 0, 0);
+        else if (!strcmp(name, "untag"))
+            wf_step(name, 0, 0, 1);
+        else if (!strcmp(name, "gc"))
+            wf_gc();
+        else
+            fprintf(stderr, "walk_floor: no step %s\n", name);
+        p += n;
+        if (*p)
+            p++;
+    }
+    /* the heap untagged again for the next request */
+    if (wf_steps)
+        wf_step("untag", 0, 0, 1);
     fprintf(stderr, "WALK done\n");
 }
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *opts, void *reserved)
 {
-    (void)opts, (void)reserved;
+    (void)reserved;
+    if (opts && *opts)
+        wf_steps = strdup(opts);
     if ((*vm)->GetEnv(vm, (void **)&wf_jvmti, JVMTI_VERSION_1_2) != JNI_OK)
         return JNI_ERR;
     jvmtiCapabilities c;

@@ -117,6 +117,10 @@ typedef struct hd_state {
     jlong vt_cur;         /* the mounted virtual thread whose frames the walk reports */
     void *cdbuf;          /* CLASS DUMP field arrays */
     size_t cdcap;
+    /* heap=all: the live objects of each site, counted as the walk visits
+     * them (hd_start), so that no scan of the heap follows the dump */
+    site_live live;
+    jlong live_last;      /* the object counted last (its callbacks come together) */
 } hd_state;
 
 /* The id of the object tagged `tag`. A class outside the dump's set (late)

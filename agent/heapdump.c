@@ -236,6 +236,11 @@ static int hd_late(hd_state *st, jlong tag, jlong class_tag, int is_class)
  * Returns 0, or -1 when the object cannot be followed. */
 static int hd_start(hd_state *st, jlong tag, jlong class_tag)
 {
+    if (tag != st->live_last) { /* each object once: every one reports its class first */
+        st->live_last = tag;
+        if (st->live.n)
+            site_live_count(&st->live, (uint64_t)tag); /* out of memory: a scan instead */
+    }
     if (tag == st->cur && st->kind != HD_NONE)
         return 0;
     hd_finish(st);
@@ -620,6 +625,18 @@ static jint JNICALL hd_array_cb(jlong class_tag, jlong size, jlong *tag_ptr, jin
 }
 
 /* ------------------------------------------------------------ the dump */
+
+/* The verbose line's timing of one dump (docs/heap-dump.md): the pause is
+ * the time the program was stopped for it (the forced GC, the walk of the
+ * mounted virtual threads' roots, the heap walk: each one VM operation,
+ * timed around its JVMTI call, the wait for the safepoint included); the
+ * total runs from the dump's start to its file complete. */
+static void hd_report_times(int64_t gc, int64_t vt, int64_t walk, int64_t total)
+{
+    hp_info(" (heap dump: pause %.3f s: GC %.3f s, heap walk %.3f s; total %.3f s)",
+            (double)(gc + vt + walk) / 1e9, (double)gc / 1e9, (double)(walk + vt) / 1e9,
+            (double)total / 1e9);
+}
 
 /* The next HEAP DUMP SEGMENT's body in the complete HPROF file p[0..n): a
  * walk of the record headers only (hr_parse would decode every sub-record,
@@ -1050,8 +1067,9 @@ static void hd_fill_reserve(hd_state *st, uint64_t at, uint64_t len)
     hw_sink_free(ms);
 }
 
-int hd_dump(jvmtiEnv *j, JNIEnv *env)
+int hd_dump(jvmtiEnv *j, JNIEnv *env, int *counted)
 {
+    *counted = 0;
     if (!env)
         return -1;
     hd_state st;
@@ -1078,8 +1096,13 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     hd_thread *thr = NULL;
     uint32_t nthr = 0;
     char fpath[sizeof g_hp.outname + 16];
+    /* the pause: the VM operations that stop the program (the GC, the
+     * walks), timed apart from the whole dump (hd_report_times) */
+    int64_t t_begin = hp_now_ns(), t_gc = 0, t_walk = 0, t_vt = 0;
 
-    hp_gc(j); /* not at VM death: the heap walk itself visits only live objects */
+    /* not at VM death: the heap walk itself visits only live objects */
+    int gc_forced = hp_gc(j);
+    t_gc = hp_now_ns() - t_begin;
     /* every loaded class registered, with its layout */
     if ((*env)->PushLocalFrame(env, 64) != 0)
         return -1;
@@ -1138,7 +1161,10 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     /* the supers of laid-out classes are laid out too (hd_layout_of) and
      * loaded; so is java.lang.Class */
     st.incl[st.class_class] = 1;
-    if (hdv_mounted(&st, env, &thr, &nthr))
+    t_vt = hp_now_ns();
+    int vt_rc = hdv_mounted(&st, env, &thr, &nthr);
+    t_vt = hp_now_ns() - t_vt;
+    if (vt_rc)
         goto oom;
 
     /* binary: readers see one heap dump per file (jhat stops at the first
@@ -1256,10 +1282,22 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     cb.heap_reference_callback = hd_ref_cb;
     cb.primitive_field_callback = hd_prim_cb;
     cb.array_primitive_value_callback = hd_array_cb;
+    /* heap=all, after a GC: the walk visits what a scan of the heap would
+     * count (the objects that survived it); without a GC (at VM death, ZGC)
+     * the heap still holds dead objects, which the scan counts as live */
+    if (g_hp.o.heap_sites && gc_forced && site_live_init(&st.live))
+        site_live_cleanup(&st.live); /* no memory: the scan will count */
+    t_walk = hp_now_ns();
     jvmtiError e = (*j)->FollowReferences(j, 0, NULL, NULL, &cb, &st);
+    t_walk = hp_now_ns() - t_walk;
     hd_finish(&st);
     if (e != JVMTI_ERROR_NONE)
         jx_report(j, e, "FollowReferences");
+    if (st.live.n && e == JVMTI_ERROR_NONE && !st.err && !st.live.oom) {
+        site_live_publish(&st.live);
+        *counted = 1;
+    }
+    site_live_cleanup(&st.live);
     hp_class *cl = cls_at(st.class_class);
     uint32_t nb = cl->layout ? cl->layout->inst_bytes : 0;
     uint8_t *zero = calloc(nb ? nb : 1, 1);
@@ -1375,6 +1413,8 @@ oom:
     hp_error("heap dump: out of memory");
 done:
     hd_layout_freeze(0);
+    if (walked)
+        hd_report_times(t_gc, t_vt, t_walk, hp_now_ns() - t_begin);
     if (st.late_lost) {
         hp_error("heap dump: %u objects of classes loaded during the dump were gone before their "
                  "class could be read; they are shown as instances of java.lang.Object",

@@ -121,6 +121,10 @@ typedef struct hd_state {
      * them (hd_start), so that no scan of the heap follows the dump */
     site_live live;
     jlong live_last;      /* the object counted last (its callbacks come together) */
+    /* the thread that runs the walk (HotSpot's VM thread), read by its first
+     * callback, and its scheduler counters then (hd_sched_read) */
+    long walk_tid;
+    uint64_t walk_sched[3];
 } hd_state;
 
 /* The id of the object tagged `tag`. A class outside the dump's set (late)

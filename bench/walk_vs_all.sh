@@ -25,6 +25,8 @@
 #   total/floor       our dump's total / follow-prims-tagging
 #   wall/floor        request to done. (the dump, the live counts, the sites
 #                     output) / follow-prims-tagging
+# and the same for the walking thread's time on a CPU (its schedstat, read
+# by both agents), which the machine's load does not stretch.
 # usage: bench/walk_vs_all.sh [BUILD_DIR]
 #   env: REPS=3 NODES=15000000 ARRAYS=1000000 JDKS="..." VERIFY=1 (hprof verify
 #        the first round's dump) DIR=... (where our dump goes; a temp dir)
@@ -81,6 +83,7 @@ floor_round() {
     wait_line "$DIR/err.txt" '^WALK done'
     for s in follow-prims-tagging follow-prims-tagged; do
         T[$s]+="$(awk -v s="$s" '$1 == "WALK" && $2 == s { print $3; exit }' "$DIR/err.txt") "
+        T[$s.cpu]+="$(awk -v s="$s" '$1 == "WALK" && $2 == s { print $7; exit }' "$DIR/err.txt") "
     done
     T[gc1]+="$(awk '$1 == "WALK" && $2 == "gc" { print $3; exit }' "$DIR/err.txt") "
     T[gc]+="$(awk '$1 == "WALK" && $2 == "gc" { n++; if (n == 2) print $3 }' "$DIR/err.txt") "
@@ -106,6 +109,9 @@ ours_round() {
     T[ogc]+="$(echo "$l" | sed -E 's/.*GC ([0-9.]+) s.*/\1/') "
     T[walk]+="$(echo "$l" | sed -E 's/.*heap walk ([0-9.]+) s.*/\1/') "
     T[total]+="$(echo "$l" | sed -E 's/.*total ([0-9.]+) s.*/\1/') "
+    T[wcpu]+="$(echo "$l" | sed -nE 's/.*on a CPU ([0-9.]+) s.*/\1/p') "
+    T[wwait]+="$(echo "$l" | sed -nE 's/.*waiting for one ([0-9.]+) s.*/\1/p') "
+    T[wblock]+="$(echo "$l" | sed -nE 's/.*blocked ([0-9.]+) s.*/\1/p') "
     T[live]+="$(echo "$l" | sed -E 's/.*live counts: [a-z ]+, ([0-9.]+) s.*/\1/') "
     T[how]="$(echo "$l" | sed -E 's/.*live counts: ([a-z ]+), .*/\1/')"
     stop_jvm
@@ -127,12 +133,16 @@ for jdk in $JDKS; do
     fp=$(m follow-prims-tagging) fg=$(m gc) ft=$(m follow-prims-tagged)
     printf "JDK %s: floor follow-prims-tagging %.2f s (%s objects, after a first GC of %.2f s); gc %.2f s + follow-prims-tagged %.2f s\n" \
         "$v" "$fp" "${T[objects]}" "$(m gc1)" "$fg" "$ft"
+    printf "        walking thread on a CPU: floor %.2f s, tagged %.2f s, ours %.2f s (ours waited %.2f s for a CPU, blocked %.2f s)\n" \
+        "$(m follow-prims-tagging.cpu)" "$(m follow-prims-tagged.cpu)" "$(m wcpu)" "$(m wwait)" "$(m wblock)"
     printf "        ours: pause %.2f s (GC %.2f s + heap walk %.2f s), dump total %.2f s; live counts (%s) %.2f s; request to done. %.2f s\n" \
         "$(m pause)" "$(m ogc)" "$(m walk)" "$(m total)" "${T[how]}" "$(m live)" "$(m wall)"
     SUMMARY+="$(printf "JDK %s: walk/floor %s  walk/tagged %s  pause/floor %s  total/floor %s  wall/floor %s  (floor %.2f s; ours: walk %.2f s, pause %.2f s, total %.2f s, wall %.2f s)" \
         "$v" "$(ratio "$(m walk)" "$fp")" "$(ratio "$(m walk)" "$ft")" \
         "$(ratio "$(m pause)" "$(awk -v a="$fg" -v b="$ft" 'BEGIN { print a + b }')")" \
         "$(ratio "$(m total)" "$fp")" "$(ratio "$(m wall)" "$fp")" "$fp" "$(m walk)" "$(m pause)" "$(m total)" "$(m wall)")"$'\n'
+    SUMMARY+="$(printf "        CPU of the walking thread: ours/floor %s  ours/tagged %s" \
+        "$(ratio "$(m wcpu)" "$(m follow-prims-tagging.cpu)")" "$(ratio "$(m wcpu)" "$(m follow-prims-tagged.cpu)")")"$'\n'
     unset T
 done
 echo "load at the end: $(uptime)"

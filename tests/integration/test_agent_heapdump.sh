@@ -344,7 +344,7 @@ for JDK in $FOUND_JDKS; do
     # verbose line gives each dump's pause apart from its total
     expect_eq "n$V.err: dumps whose live counts came from the walk" 1 "$(grep -c '(live counts: from the heap walk, [0-9.]* s) done\.' n$V.err || true)"
     expect_eq "n$V.err: dumps whose live counts came from a heap scan" 1 "$(grep -c '(live counts: heap scan, [0-9.]* s) done\.' n$V.err || true)"
-    expect_eq "n$V.err: dumps with their pause and total" 2 "$(grep -cE '\(heap dump: pause [0-9]+\.[0-9]{3} s: GC [0-9]+\.[0-9]{3} s, heap walk [0-9]+\.[0-9]{3} s; total [0-9]+\.[0-9]{3} s\)' n$V.err || true)"
+    expect_eq "n$V.err: dumps with their pause and total" 2 "$(grep -cE '\(heap dump: pause [0-9]+\.[0-9]{3} s: GC [0-9]+\.[0-9]{3} s, heap walk [0-9]+\.[0-9]{3} s( \(on a CPU [0-9]+\.[0-9]{3} s, waiting for one [0-9]+\.[0-9]{3} s, blocked [0-9]+\.[0-9]{3} s\))?; total [0-9]+\.[0-9]{3} s\)' n$V.err || true)"
     # the first SITES section (the walk's counts): every Item live, and no
     # site with more live objects than it allocated
     awk '/^SITES BEGIN/ { s++ } s == 1 && $NF == "HeapDemo$Item" { live += $5; alloc += $7 }

@@ -424,16 +424,17 @@ static void hp_live_note(void)
                  __atomic_load_n(&g_hp.exiting, __ATOMIC_ACQUIRE) ? " as the JVM exits" : "", tail);
 }
 
-void hp_refresh(jvmtiEnv *j, int gc)
+void hp_refresh(jvmtiEnv *j, int gc, int counted)
 {
     if (gc && (g_hp.o.heap_sites || g_hp.o.heap_dump))
         hp_gc(j);
     JNIEnv *env = NULL;
     (*g_hp.vm)->GetEnv(g_hp.vm, (void **)&env, JNI_VERSION_1_8);
     cls_scan_loaded(j, env);
-    if (g_hp.o.heap_sites && site_scan(j) == 0)
+    if (g_hp.o.heap_sites && (counted || site_scan(j) == 0))
         hp_live_note();
 }
+
 
 void hp_write_unloads(void)
 {
@@ -479,13 +480,18 @@ static void hp_dump(jvmtiEnv *j, const char *why)
     if (g_hp.o.heap_dump) {
         JNIEnv *env = NULL;
         (*g_hp.vm)->GetEnv(g_hp.vm, (void **)&env, JNI_VERSION_1_8);
+        int counted = 0;
         if (hs_wanted())
             hs_dump(j, env); /* HotSpot's dumper (releases dump_lock meanwhile) */
         else
-            hd_dump(j, env); /* forces a GC first, and leaves out unloaded classes */
-        hp_refresh(j, 0);
+            hd_dump(j, env, &counted); /* forces a GC first, and leaves out unloaded classes */
+        int64_t t0 = hp_now_ns();
+        hp_refresh(j, 0, counted);
+        if (g_hp.o.heap_sites) /* heap=all: a heap scan, unless the walk counted */
+            hp_info(" (live counts: %s, %.3f s)", counted ? "from the heap walk" : "heap scan",
+                    (double)(hp_now_ns() - t0) / 1e9);
     } else {
-        hp_refresh(j, 1);
+        hp_refresh(j, 1, 0);
     }
     hp_write_unloads();
     if (g_hp.o.heap_sites)

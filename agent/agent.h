@@ -177,9 +177,10 @@ void hp_write_samples(double cutoff);
 void hp_write_unloads(void);
 /* Brings the live counts of sites (site_scan) and the set of loaded classes
  * (cls_scan_loaded) up to date; with `gc` (and a heap mode on), after a
- * full GC, so that "live" means reachable. Caller holds dump_lock and no
+ * full GC, so that "live" means reachable. `counted`: a heap dump's walk
+ * has just counted them (hd_dump): no scan. Caller holds dump_lock and no
  * other agent lock (every step waits for a safepoint). */
-void hp_refresh(jvmtiEnv *j, int gc);
+void hp_refresh(jvmtiEnv *j, int gc, int counted);
 /* A full GC (ForceGarbageCollection), unless VM death has begun: HotSpot
  * stops the ZGC and Shenandoah control threads before it posts VMDeath,
  * and a forced GC after that waits forever. Returns 1 when a GC ran. */

@@ -117,6 +117,14 @@ typedef struct hd_state {
     jlong vt_cur;         /* the mounted virtual thread whose frames the walk reports */
     void *cdbuf;          /* CLASS DUMP field arrays */
     size_t cdcap;
+    /* heap=all: the live objects of each site, counted as the walk visits
+     * them (hd_start), so that no scan of the heap follows the dump */
+    site_live live;
+    jlong live_last;      /* the object counted last (its callbacks come together) */
+    /* the thread that runs the walk (HotSpot's VM thread), read by its first
+     * callback, and its scheduler counters then (hd_sched_read) */
+    long walk_tid;
+    uint64_t walk_sched[3];
 } hd_state;
 
 /* The id of the object tagged `tag`. A class outside the dump's set (late)

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -237,6 +238,11 @@ static int hd_late(hd_state *st, jlong tag, jlong class_tag, int is_class)
  * Returns 0, or -1 when the object cannot be followed. */
 static int hd_start(hd_state *st, jlong tag, jlong class_tag)
 {
+    if (tag != st->live_last) { /* each object once: every one reports its class first */
+        st->live_last = tag;
+        if (st->live.n)
+            site_live_count(&st->live, (uint64_t)tag); /* out of memory: a scan instead */
+    }
     if (tag == st->cur && st->kind != HD_NONE)
         return 0;
     hd_finish(st);
@@ -422,6 +428,21 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
     }
 }
 
+/* The scheduler's counters of thread `tid` of this process (schedstat: ns
+ * on a CPU, ns waiting for one, time slices). Returns 0, or -1 (no /proc). */
+static int hd_sched_read(long tid, uint64_t v[3])
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+    FILE *f = fopen(path, "r");
+    unsigned long long a = 0, b = 0, c = 0;
+    int ok = f && fscanf(f, "%llu %llu %llu", &a, &b, &c) == 3;
+    if (f)
+        fclose(f);
+    v[0] = a, v[1] = b, v[2] = c;
+    return ok ? 0 : -1;
+}
+
 /* called at a safepoint on the VM thread: no JNI, no JVMTI, no locks */
 static jint JNICALL hd_ref_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
                               jlong class_tag, jlong referrer_class_tag, jlong size, jlong *tag_ptr,
@@ -431,6 +452,11 @@ static jint JNICALL hd_ref_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapRefere
     hd_state *st = ud;
     if (st->err)
         return JVMTI_VISIT_ABORT;
+    if (!st->walk_tid) { /* the walk's first callback (a root): the thread's counters now */
+        st->walk_tid = (long)syscall(SYS_gettid);
+        if (hd_sched_read(st->walk_tid, st->walk_sched))
+            st->walk_tid = -1;
+    }
     jlong t = *tag_ptr;
     hp_class *rc = hd_class_of_tag(st, class_tag); /* the referee's class */
     if (t == 0) {
@@ -621,6 +647,30 @@ static jint JNICALL hd_array_cb(jlong class_tag, jlong size, jlong *tag_ptr, jin
 }
 
 /* ------------------------------------------------------------ the dump */
+
+/* The verbose line's timing of one dump (docs/heap-dump.md): the pause is
+ * the time the program was stopped for it (the forced GC, the walk of the
+ * mounted virtual threads' roots, the heap walk: each one VM operation,
+ * timed around its JVMTI call, the wait for the safepoint included); the
+ * total runs from the dump's start to its file complete. `sched`: what the
+ * walking thread did meanwhile (from its first callback to the end; zeros
+ * when unknown): ns on a CPU, ns runnable but waiting for one (the
+ * machine's load); the rest of the walk it was blocked (waiting for the
+ * writer's I/O thread to free a buffer, page faults from disk). */
+static void hd_report_times(int64_t gc, int64_t vt, int64_t walk, const uint64_t sched[3],
+                            int64_t total)
+{
+    char how[128] = "";
+    if (sched[0]) {
+        double blocked = (double)walk - (double)sched[0] - (double)sched[1];
+        snprintf(how, sizeof how, " (on a CPU %.3f s, waiting for one %.3f s, blocked %.3f s)",
+                 (double)sched[0] / 1e9, (double)sched[1] / 1e9,
+                 (blocked > 0 ? blocked : 0) / 1e9);
+    }
+    hp_info(" (heap dump: pause %.3f s: GC %.3f s, heap walk %.3f s%s; total %.3f s)",
+            (double)(gc + vt + walk) / 1e9, (double)gc / 1e9, (double)(walk + vt) / 1e9, how,
+            (double)total / 1e9);
+}
 
 /* The next HEAP DUMP SEGMENT's body in the complete HPROF file p[0..n): a
  * walk of the record headers only (hr_parse would decode every sub-record,
@@ -1063,8 +1113,9 @@ static void hd_fill_reserve(hd_state *st, uint64_t at, uint64_t len)
     hw_sink_free(ms);
 }
 
-int hd_dump(jvmtiEnv *j, JNIEnv *env)
+int hd_dump(jvmtiEnv *j, JNIEnv *env, int *counted)
 {
+    *counted = 0;
     if (!env)
         return -1;
     hd_state st;
@@ -1092,8 +1143,13 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     hdgz *gz = NULL;
     uint32_t nthr = 0;
     char fpath[sizeof g_hp.outname + 16];
+    /* the pause: the VM operations that stop the program (the GC, the
+     * walks), timed apart from the whole dump (hd_report_times) */
+    int64_t t_begin = hp_now_ns(), t_gc = 0, t_walk = 0, t_vt = 0;
 
-    hp_gc(j); /* not at VM death: the heap walk itself visits only live objects */
+    /* not at VM death: the heap walk itself visits only live objects */
+    int gc_forced = hp_gc(j);
+    t_gc = hp_now_ns() - t_begin;
     /* every loaded class registered, with its layout */
     if ((*env)->PushLocalFrame(env, 64) != 0)
         return -1;
@@ -1152,7 +1208,10 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     /* the supers of laid-out classes are laid out too (hd_layout_of) and
      * loaded; so is java.lang.Class */
     st.incl[st.class_class] = 1;
-    if (hdv_mounted(&st, env, &thr, &nthr))
+    t_vt = hp_now_ns();
+    int vt_rc = hdv_mounted(&st, env, &thr, &nthr);
+    t_vt = hp_now_ns() - t_vt;
+    if (vt_rc)
         goto oom;
 
     /* binary: readers see one heap dump per file (jhat stops at the first
@@ -1275,10 +1334,26 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env)
     cb.heap_reference_callback = hd_ref_cb;
     cb.primitive_field_callback = hd_prim_cb;
     cb.array_primitive_value_callback = hd_array_cb;
+    /* heap=all, after a GC: the walk visits what a scan of the heap would
+     * count (the objects that survived it); without a GC (at VM death, ZGC)
+     * the heap still holds dead objects, which the scan counts as live */
+    if (g_hp.o.heap_sites && gc_forced && site_live_init(&st.live))
+        site_live_cleanup(&st.live); /* no memory: the scan will count */
+    t_walk = hp_now_ns();
     jvmtiError e = (*j)->FollowReferences(j, 0, NULL, NULL, &cb, &st);
+    t_walk = hp_now_ns() - t_walk;
+    uint64_t sched[3] = {0, 0, 0};
+    if (st.walk_tid > 0 && hd_sched_read(st.walk_tid, sched) == 0)
+        for (int i = 0; i < 3; i++)
+            sched[i] -= st.walk_sched[i];
     hd_finish(&st);
     if (e != JVMTI_ERROR_NONE)
         jx_report(j, e, "FollowReferences");
+    if (st.live.n && e == JVMTI_ERROR_NONE && !st.err && !st.live.oom) {
+        site_live_publish(&st.live);
+        *counted = 1;
+    }
+    site_live_cleanup(&st.live);
     hp_class *cl = cls_at(st.class_class);
     uint32_t nb = cl->layout ? cl->layout->inst_bytes : 0;
     uint8_t *zero = calloc(nb ? nb : 1, 1);
@@ -1407,6 +1482,8 @@ oom:
     hp_error("heap dump: out of memory");
 done:
     hd_layout_freeze(0);
+    if (walked)
+        hd_report_times(t_gc, t_vt, t_walk, sched, hp_now_ns() - t_begin);
     if (st.late_lost) {
         hp_error("heap dump: %u objects of classes loaded during the dump were gone before their "
                  "class could be read; they are shown as instances of java.lang.Object",

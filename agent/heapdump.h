@@ -40,7 +40,11 @@
 
 /* Writes one heap dump (binary HEAP DUMP SEGMENTs + END, or text HEAP DUMP
  * BEGIN ... END). Called by the dump sequence, under dump_lock, with no
- * other agent lock held. Returns 0, or -1 after an HPROF ERROR. */
-int hd_dump(jvmtiEnv *j, JNIEnv *env);
+ * other agent lock held. Returns 0, or -1 after an HPROF ERROR.
+ * *counted: 1 when the walk, after the GC the dump forced, counted the live
+ * objects of every site (heap=all) and set their live_n, as site_scan
+ * would have: the dump sequence then skips the scan, a second pause as
+ * long as a third of the walk's. 0: the live counts are still to be made. */
+int hd_dump(jvmtiEnv *j, JNIEnv *env, int *counted);
 
 #endif

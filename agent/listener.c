@@ -250,11 +250,12 @@ static void lsn_exec(jvmtiEnv *j, JNIEnv *env, const hc_cmd *c)
             lsn_refuse(c, "heap dumps need heap=dump or heap=all");
             break;
         }
+        int counted = 0;
         if (hs_wanted())
             hs_dump(j, env); /* releases dump_lock across HotSpot's dump */
         else
-            hd_dump(j, env);
-        hp_refresh(j, 0);
+            hd_dump(j, env, &counted);
+        hp_refresh(j, 0, counted);
         hp_write_unloads();
         break;
     case HC_ALLOC_SITES:
@@ -262,7 +263,7 @@ static void lsn_exec(jvmtiEnv *j, JNIEnv *env, const hc_cmd *c)
             lsn_refuse(c, "allocation sites need heap=sites or heap=all (or CONTROL ALLOC ON)");
             break;
         }
-        hp_refresh(j, (c->flags & HC_SITES_FORCE_GC) != 0);
+        hp_refresh(j, (c->flags & HC_SITES_FORCE_GC) != 0, 0);
         hp_write_unloads();
         hp_write_sites(j, c->flags, c->cutoff);
         break;
@@ -271,7 +272,7 @@ static void lsn_exec(jvmtiEnv *j, JNIEnv *env, const hc_cmd *c)
             lsn_refuse(c, "the heap summary needs heap=sites or heap=all (or CONTROL ALLOC ON)");
             break;
         }
-        hp_refresh(j, 0);
+        hp_refresh(j, 0, 0);
         hp_write_summary(j);
         break;
     case HC_DUMP_TRACES:

@@ -78,13 +78,46 @@ uint64_t site_alloc_total(void)
     return sum;
 }
 
-/* What one scan counts: live objects per site index. Grown by the
- * callback itself when a site newer than the scan's start shows up. */
-typedef struct site_scan_state {
-    uint64_t *live;
-    uint32_t cap;
-    int oom;
-} site_scan_state;
+int site_live_init(site_live *l)
+{
+    l->cap = site_count() + 64;
+    l->oom = 0;
+    l->n = calloc(l->cap, sizeof *l->n);
+    return l->n ? 0 : -1;
+}
+
+int site_live_grow(site_live *l, uint32_t i)
+{
+    if (l->oom)
+        return -1;
+    uint32_t cap = l->cap;
+    while (cap <= i)
+        cap = cap ? cap * 2 : 1024;
+    uint64_t *nl = realloc(l->n, sizeof *nl * cap);
+    if (!nl) {
+        l->oom = 1;
+        return -1;
+    }
+    memset(nl + l->cap, 0, sizeof *nl * (cap - l->cap));
+    l->n = nl;
+    l->cap = cap;
+    return 0;
+}
+
+void site_live_publish(site_live *l)
+{
+    uint32_t ns = site_count();
+    for (uint32_t i = 1; i < ns; i++)
+        site_at(i)->live_n = i < l->cap ? l->n[i] : 0;
+    site_live_cleanup(l);
+}
+
+void site_live_cleanup(site_live *l)
+{
+    free(l->n);
+    l->n = NULL;
+    l->cap = 0;
+}
 
 /* IterateThroughHeap callback (VM thread, at a safepoint: no locks, no JNI,
  * no JVMTI; malloc is fine) */
@@ -94,33 +127,13 @@ static jint JNICALL site_scan_cb(jlong class_tag, jlong size, jlong *tag_ptr, ji
     (void)class_tag;
     (void)size;
     (void)length;
-    site_scan_state *ss = user_data;
-    uint64_t t = (uint64_t)*tag_ptr;
-    if (!t || HP_TAG_IS_CLASS(t) || HP_TAG_IS_DUMP(t))
-        return 0;
-    uint32_t i = HP_TAG_SITE(t);
-    if (i >= ss->cap) {
-        uint32_t cap = ss->cap;
-        while (cap <= i)
-            cap = cap ? cap * 2 : 1024;
-        uint64_t *nl = realloc(ss->live, sizeof *nl * cap);
-        if (!nl) {
-            ss->oom = 1;
-            return JVMTI_VISIT_ABORT;
-        }
-        memset(nl + ss->cap, 0, sizeof *nl * (cap - ss->cap));
-        ss->live = nl;
-        ss->cap = cap;
-    }
-    ss->live[i]++;
-    return 0;
+    return site_live_count(user_data, (uint64_t)*tag_ptr) ? JVMTI_VISIT_ABORT : 0;
 }
 
 int site_scan(jvmtiEnv *j)
 {
-    site_scan_state ss = {.cap = site_count() + 64};
-    ss.live = calloc(ss.cap, sizeof *ss.live);
-    if (!ss.live) {
+    site_live ss;
+    if (site_live_init(&ss)) {
         hp_error("out of memory counting live objects");
         return -1;
     }
@@ -131,14 +144,10 @@ int site_scan(jvmtiEnv *j)
     if (jx_report(j, e, "IterateThroughHeap") != JVMTI_ERROR_NONE || ss.oom) {
         if (ss.oom)
             hp_error("out of memory counting live objects; live counts are those of the previous output");
-        free(ss.live);
+        site_live_cleanup(&ss);
         return -1;
     }
-    /* sites created after the scan have no object in it: live 0 */
-    uint32_t ns = site_count();
-    for (uint32_t i = 1; i < ns; i++)
-        site_at(i)->live_n = i < ss.cap ? ss.live[i] : 0;
-    free(ss.live);
+    site_live_publish(&ss);
     return 0;
 }
 

@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "agent.h"
 #include "classes.h"
 #include "traces.h"
 
@@ -51,6 +52,39 @@ static inline uint64_t site_alloc(hp_site *s)
     __atomic_fetch_add(&s->alloc_bytes, s->size, __ATOMIC_RELAXED);
     return ((uint64_t)s->index << 32) | (seq & 0xFFFFFFFFu);
 }
+
+/* Live objects per site index, as a heap pass counts them (site_scan's, or
+ * a heap dump's walk, which visits every live object anyway: heap=all then
+ * needs no scan of its own). Counting may run in a heap callback on the VM
+ * thread: it only mallocs. */
+typedef struct site_live {
+    uint64_t *n;  /* by site index */
+    uint32_t cap;
+    int oom;      /* a site could not be counted: the counts are not to be used */
+} site_live;
+
+/* Sized for the sites known now. Returns 0, or -1 out of memory. */
+int site_live_init(site_live *l);
+/* Grows the counts to hold site index i; -1 (and oom latched) if it cannot. */
+int site_live_grow(site_live *l, uint32_t i);
+
+/* Counts one object of tag t (site tags only; 0, class and dump tags are
+ * no site's). Returns 0, or -1 once out of memory. */
+static inline int site_live_count(site_live *l, uint64_t t)
+{
+    if (!t || (t & (HP_TAG_CLASS | HP_TAG_DUMP)))
+        return 0;
+    uint32_t i = HP_TAG_SITE(t);
+    if (i >= l->cap && site_live_grow(l, i))
+        return -1;
+    l->n[i]++;
+    return 0;
+}
+
+/* Makes the counts every site's live_n (caller holds dump_lock) and frees
+ * them; a site newer than the pass has no object in it: 0. */
+void site_live_publish(site_live *l);
+void site_live_cleanup(site_live *l);
 
 /* Counts the live objects of every site: one IterateThroughHeap over the
  * tagged objects (a VM operation at a safepoint). Caller holds dump_lock

@@ -408,6 +408,18 @@ for JDK in $FOUND_JDKS; do
     # each dump in order: its HEAP DUMP section, then its SITES section
     order=$(grep -oE '^(HEAP DUMP BEGIN|HEAP DUMP END|SITES BEGIN|SITES END)' n$V.txt | tr '\n' '|')
     expect_eq "n$V.txt: section order" "HEAP DUMP BEGIN|HEAP DUMP END|SITES BEGIN|SITES END|HEAP DUMP BEGIN|HEAP DUMP END|SITES BEGIN|SITES END|" "$order"
+    # the SIGQUIT dump forced a GC: its walk counted the live objects (no
+    # heap scan after it); the exit's forced none: a scan counted them. The
+    # verbose line gives each dump's pause apart from its total
+    expect_eq "n$V.err: dumps whose live counts came from the walk" 1 "$(grep -c '(live counts: from the heap walk, [0-9.]* s) done\.' n$V.err || true)"
+    expect_eq "n$V.err: dumps whose live counts came from a heap scan" 1 "$(grep -c '(live counts: heap scan, [0-9.]* s) done\.' n$V.err || true)"
+    expect_eq "n$V.err: dumps with their pause and total" 2 "$(grep -cE '\(heap dump: pause [0-9]+\.[0-9]{3} s: GC [0-9]+\.[0-9]{3} s, heap walk [0-9]+\.[0-9]{3} s( \(on a CPU [0-9]+\.[0-9]{3} s, waiting for one [0-9]+\.[0-9]{3} s, blocked [0-9]+\.[0-9]{3} s\))?; total [0-9]+\.[0-9]{3} s\)' n$V.err || true)"
+    # the first SITES section (the walk's counts): every Item live, and no
+    # site with more live objects than it allocated
+    awk '/^SITES BEGIN/ { s++ } s == 1 && $NF == "HeapDemo$Item" { live += $5; alloc += $7 }
+         s == 1 && $1 ~ /^[0-9]+$/ && NF == 9 && $5 > $7 { bad++ }
+         END { print live + 0, alloc + 0, bad + 0 }' n$V.txt >n$V.live
+    expect_eq "n$V.txt: first SITES section: HeapDemo\$Item live, allocated, sites with live > allocated" "$N $N 0" "$(cat n$V.live)"
 
     step "heap=dump, a file size limit HotSpot's dumper hits: HPROF ERROR, exit 0, the output says so"
     # HotSpot ignores SIGXFSZ: its write fails with EFBIG, dumpHeap throws,

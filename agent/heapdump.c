@@ -37,6 +37,7 @@
 #include "hdgz.h"
 #include "hdmirror.h"
 #include "hdresolve.h"
+#include "hdtimes.h"
 #include "hdvthread.h"
 #include "jx.h"
 #include "names.h"
@@ -428,21 +429,6 @@ static void hd_root(hd_state *st, jvmtiHeapReferenceKind kind, const jvmtiHeapRe
     }
 }
 
-/* The scheduler's counters of thread `tid` of this process (schedstat: ns
- * on a CPU, ns waiting for one, time slices). Returns 0, or -1 (no /proc). */
-static int hd_sched_read(long tid, uint64_t v[3])
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
-    FILE *f = fopen(path, "r");
-    unsigned long long a = 0, b = 0, c = 0;
-    int ok = f && fscanf(f, "%llu %llu %llu", &a, &b, &c) == 3;
-    if (f)
-        fclose(f);
-    v[0] = a, v[1] = b, v[2] = c;
-    return ok ? 0 : -1;
-}
-
 /* called at a safepoint on the VM thread: no JNI, no JVMTI, no locks */
 static jint JNICALL hd_ref_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
                               jlong class_tag, jlong referrer_class_tag, jlong size, jlong *tag_ptr,
@@ -454,7 +440,7 @@ static jint JNICALL hd_ref_cb(jvmtiHeapReferenceKind kind, const jvmtiHeapRefere
         return JVMTI_VISIT_ABORT;
     if (!st->walk_tid) { /* the walk's first callback (a root): the thread's counters now */
         st->walk_tid = (long)syscall(SYS_gettid);
-        if (hd_sched_read(st->walk_tid, st->walk_sched))
+        if (hdt_sched_read(st->walk_tid, st->walk_sched))
             st->walk_tid = -1;
     }
     jlong t = *tag_ptr;
@@ -647,30 +633,6 @@ static jint JNICALL hd_array_cb(jlong class_tag, jlong size, jlong *tag_ptr, jin
 }
 
 /* ------------------------------------------------------------ the dump */
-
-/* The verbose line's timing of one dump (docs/heap-dump.md): the pause is
- * the time the program was stopped for it (the forced GC, the walk of the
- * mounted virtual threads' roots, the heap walk: each one VM operation,
- * timed around its JVMTI call, the wait for the safepoint included); the
- * total runs from the dump's start to its file complete. `sched`: what the
- * walking thread did meanwhile (from its first callback to the end; zeros
- * when unknown): ns on a CPU, ns runnable but waiting for one (the
- * machine's load); the rest of the walk it was blocked (waiting for the
- * writer's I/O thread to free a buffer, page faults from disk). */
-static void hd_report_times(int64_t gc, int64_t vt, int64_t walk, const uint64_t sched[3],
-                            int64_t total)
-{
-    char how[128] = "";
-    if (sched[0]) {
-        double blocked = (double)walk - (double)sched[0] - (double)sched[1];
-        snprintf(how, sizeof how, " (on a CPU %.3f s, waiting for one %.3f s, blocked %.3f s)",
-                 (double)sched[0] / 1e9, (double)sched[1] / 1e9,
-                 (blocked > 0 ? blocked : 0) / 1e9);
-    }
-    hp_info(" (heap dump: pause %.3f s: GC %.3f s, heap walk %.3f s%s; total %.3f s)",
-            (double)(gc + vt + walk) / 1e9, (double)gc / 1e9, (double)(walk + vt) / 1e9, how,
-            (double)total / 1e9);
-}
 
 /* The next HEAP DUMP SEGMENT's body in the complete HPROF file p[0..n): a
  * walk of the record headers only (hr_parse would decode every sub-record,
@@ -1144,7 +1106,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env, int *counted)
     uint32_t nthr = 0;
     char fpath[sizeof g_hp.outname + 16];
     /* the pause: the VM operations that stop the program (the GC, the
-     * walks), timed apart from the whole dump (hd_report_times) */
+     * walks), timed apart from the whole dump (hdt_report) */
     int64_t t_begin = hp_now_ns(), t_gc = 0, t_walk = 0, t_vt = 0;
 
     /* not at VM death: the heap walk itself visits only live objects */
@@ -1343,7 +1305,7 @@ int hd_dump(jvmtiEnv *j, JNIEnv *env, int *counted)
     jvmtiError e = (*j)->FollowReferences(j, 0, NULL, NULL, &cb, &st);
     t_walk = hp_now_ns() - t_walk;
     uint64_t sched[3] = {0, 0, 0};
-    if (st.walk_tid > 0 && hd_sched_read(st.walk_tid, sched) == 0)
+    if (st.walk_tid > 0 && hdt_sched_read(st.walk_tid, sched) == 0)
         for (int i = 0; i < 3; i++)
             sched[i] -= st.walk_sched[i];
     hd_finish(&st);
@@ -1483,7 +1445,7 @@ oom:
 done:
     hd_layout_freeze(0);
     if (walked)
-        hd_report_times(t_gc, t_vt, t_walk, sched, hp_now_ns() - t_begin);
+        hdt_report(t_gc, t_vt, t_walk, sched, hp_now_ns() - t_begin);
     if (st.late_lost) {
         hp_error("heap dump: %u objects of classes loaded during the dump were gone before their "
                  "class could be read; they are shown as instances of java.lang.Object",

@@ -68,7 +68,7 @@ rm -rf build/fuzz
 CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPROF_FUZZ=ON -DHPROF_TESTS=ON \
   >/dev/null
 cmake --build build/fuzz -j"$jobs" --target fuzz_reader fuzz_opts fuzz_cmd fuzz_convert fuzz_asm \
-  fuzz_asm_roundtrip fuzz_ctl fuzz_redact fuzz_textprof fuzz_heapgraph fuzz_report fuzz_histo
+  fuzz_asm_roundtrip fuzz_ctl fuzz_redact fuzz_textprof fuzz_heapgraph fuzz_report fuzz_histo fuzz_hsattach
 # inputs that once crashed or misled the reader: each must now run clean
 build/fuzz/tests/fuzz/fuzz_reader tests/fuzz/crashes/* 2>&1 | tail -n 2
 work=$(mktemp -d)
@@ -142,5 +142,11 @@ build/fuzz/tests/fuzz/fuzz_histo -max_total_time=10 -max_len=65536 -artifact_pre
   "$work/histo" 2>&1 | tail -n 2
 echo "fuzz: no crash in 10 s (class histogram, diff names)"
 
-echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 12 fuzz runs"
-echo "$((n_main + n_stress + n_asan + 12)) passed, 0 failed"
+# the agent's attach client: the listener's reply and a quoted path
+mkdir -p "$work/hsattach"
+build/fuzz/tests/fuzz/fuzz_hsattach -max_total_time=10 -max_len=4096 -artifact_prefix="$work/" \
+  "$work/hsattach" 2>&1 | tail -n 2
+echo "fuzz: no crash in 10 s (attach client: replies, quoting)"
+
+echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 13 fuzz runs"
+echo "$((n_main + n_stress + n_asan + 13)) passed, 0 failed"

@@ -18,7 +18,10 @@
  * meanwhile (cls_get, layouts: data_lock). So no code may take out_lock
  * while it holds data_lock (none does: cls_get and thr_get write their
  * records after releasing it).
- * Counters of sites are atomics, updated without a lock. The agent enables
+ * Counters of sites are atomics, updated without a lock. The allocation
+ * callback takes no agent lock on a site-cache hit (agent.c: IsSameObject,
+ * an atomic add, SetTag); the JVM's tag map lock inside SetTag/GetTag is a
+ * leaf of the JVM's, never held across a safepoint or an event. The agent enables
  * no GC-time event (ObjectFree, GarbageCollectionStart/Finish).
  * No agent lock is held across a JVMTI call that can wait for a safepoint,
  * a GC or the ServiceThread, except dump_lock (and out_lock, held by a

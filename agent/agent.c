@@ -131,10 +131,29 @@ static hp_class *hp_class_of(jvmtiEnv *j, jclass klass)
  * hit takes no lock at all. A trace that allocates objects of several
  * classes of one size (reflection, Array.newInstance) shares one entry and
  * goes the slow way when the class changes. */
+/* Set on the agent's own threads (sampler, listener): their long-lived JNI
+ * frames hold many local refs (thread lists, classes of frames being
+ * resolved), and -Xcheck:jni counts the refs of every frame of the thread
+ * against the capacity of the callback's own frame (32) at each JNI call: an
+ * IsSameObject in an allocation callback on such a thread printed "JNI local
+ * refs: 600, exceeds capacity: 32". Their allocations (few) go the slow way,
+ * which calls JVMTI only. */
+static __thread int hp_agent_thread;
+
+void hp_mark_agent_thread(void)
+{
+    hp_agent_thread = 1;
+}
+
 static hp_site *hp_site_for(jvmtiEnv *j, JNIEnv *env, jclass klass, const jvmtiFrameInfo *fr,
                             jint n, uint32_t tser, uint64_t size)
 {
     uint64_t h = trace_hash(fr, n, tser);
+    if (hp_agent_thread) {
+        hp_class *c = hp_class_of(j, klass);
+        hp_trace *t = c ? trace_get(j, fr, n, tser, h) : NULL;
+        return t ? site_get(j, c, t, size) : NULL;
+    }
     uint64_t key = (h ^ (size * 0x9e3779b97f4a7c15ULL)) | 1;
     hp_tcache_entry *e = &hp_tcache[(key >> 7) & (HP_TCACHE_SIZE - 1)];
     if (e->key == key && e->site->size == size && trace_equals(e->site->trace, fr, n, tser)) {

@@ -181,6 +181,10 @@ static inline void hp_leave(void)
     __atomic_sub_fetch(hp_gate_shard_of_thread(), 1, __ATOMIC_RELEASE);
 }
 
+/* Marks the calling thread as one of the agent's own (sampler, listener):
+ * the allocation callback then makes no JNI call on it (agent.c). */
+void hp_mark_agent_thread(void);
+
 /* Monotonic ns (vDSO, ~25 ns): sampler waits, method times, contention. */
 static inline int64_t hp_now_ns(void)
 {

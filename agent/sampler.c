@@ -230,6 +230,7 @@ out:
 
 static void JNICALL sampler_main(jvmtiEnv *j, JNIEnv *env, void *arg)
 {
+    hp_mark_agent_thread();
     (void)arg;
     thr_mark_agent(j, env);
     int64_t prev = hp_now_ns();

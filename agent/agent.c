@@ -131,7 +131,8 @@ static hp_class *hp_class_of(jvmtiEnv *j, jclass klass)
  * hit takes no lock at all. A trace that allocates objects of several
  * classes of one size (reflection, Array.newInstance) shares one entry and
  * goes the slow way when the class changes. */
-/* Set on the agent's own threads (sampler, listener): their long-lived JNI
+/* Set on the agent's own threads (sampler, listener), and on any thread
+ * while it runs a dump (hp_dump): their long-lived JNI
  * frames hold many local refs (thread lists, classes of frames being
  * resolved), and -Xcheck:jni counts the refs of every frame of the thread
  * against the capacity of the callback's own frame (32) at each JNI call: an
@@ -511,7 +512,7 @@ void hp_write_unloads(void)
 
 /* The dump sequence: sites (heap=sites|all), then CPU samples since the
  * previous dump (cpu=samples). Serialised by dump_lock. */
-static void hp_dump(jvmtiEnv *j, const char *why)
+static void hp_dump_body(jvmtiEnv *j, const char *why)
 {
     static const char *const cpu_what[] = {
         [OPTS_CPU_OFF] = "",
@@ -571,6 +572,18 @@ static void hp_dump(jvmtiEnv *j, const char *why)
     out_flush();
     hp_info(" done.\n");
     jx_unlock(j, g_hp.dump_lock);
+}
+
+/* A dump runs on the thread that asked for it (SIGQUIT's, jcmd's, VM
+ * death's), whose frames then hold many local refs (a heap dump's walk):
+ * allocations it makes meanwhile go the slow way, without JNI, like the
+ * agent threads' (hp_mark_agent_thread). */
+static void hp_dump(jvmtiEnv *j, const char *why)
+{
+    int was = hp_agent_thread;
+    hp_agent_thread = 1;
+    hp_dump_body(j, why);
+    hp_agent_thread = was;
 }
 
 static void JNICALL hp_on_data_dump(jvmtiEnv *j)

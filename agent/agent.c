@@ -5,8 +5,10 @@
  *
  * Owns g_hp, the agent's only global. Lock order and tag layout: agent.h.
  * The allocation callback (SampledObjectAlloc with interval 0: every
- * allocation) is the hot path: one GetStackTrace, one GetTag, a lookup in a
- * per-thread cache, two atomic adds and one SetTag; locks only on a miss.
+ * allocation) is the hot path: one GetStackTrace, a lookup in a per-thread
+ * cache checked with IsSameObject, one atomic add and one SetTag; agent
+ * locks (and GetTag) only on a miss. The only lock a hit takes is the JVM's
+ * tag map lock, inside SetTag.
  */
 #include "agent.h"
 
@@ -76,6 +78,29 @@ void hp_info(const char *fmt, ...)
 
 /* ----------------------------------------------------------- hot path */
 
+/* The gate shard of this thread: threads take shards round-robin at their
+ * first callback. */
+static __thread int *hp_gate_slot;
+
+int *hp_gate_shard_of_thread(void)
+{
+    int *n = hp_gate_slot;
+    if (!n) {
+        unsigned i = __atomic_fetch_add(&g_hp.gate_next, 1, __ATOMIC_RELAXED) % HP_GATE_SHARDS;
+        n = hp_gate_slot = &g_hp.active[i].n;
+    }
+    return n;
+}
+
+/* Callbacks in flight, all shards (VM death, after closing the gate). */
+static int hp_gate_count(void)
+{
+    int sum = 0;
+    for (int i = 0; i < HP_GATE_SHARDS; i++)
+        sum += __atomic_load_n(&g_hp.active[i].n, __ATOMIC_SEQ_CST);
+    return sum;
+}
+
 /* Per OS thread (carrier threads included): recently used sites. A hit is
  * verified against the site itself, so the cache can never give a wrong
  * site, only miss. */
@@ -90,18 +115,65 @@ static __thread hp_tcache_entry hp_tcache[HP_TCACHE_SIZE];
  * the sampler and are not counted; the callback sets `seen`. */
 static __thread struct { int active, seen; } hp_warm;
 
-static hp_site *hp_site_for(jvmtiEnv *j, hp_class *c, const jvmtiFrameInfo *fr, jint n,
-                            uint32_t tser, uint64_t size)
+/* The class of an allocation, without the cache: its mirror's tag (the tag
+ * map's lock), or registration. */
+static hp_class *hp_class_of(jvmtiEnv *j, jclass klass)
+{
+    jlong ktag = 0;
+    if ((*j)->GetTag(j, klass, &ktag) == JVMTI_ERROR_NONE && HP_TAG_IS_CLASS(ktag))
+        return cls_at((uint32_t)(ktag & 0xFFFFFFFFu));
+    return cls_get(j, klass);
+}
+
+/* The site of an allocation. The per-thread cache is keyed by the trace
+ * and the size only: the class of a cached site is checked against the
+ * allocation's with IsSameObject on the class's weak ref (classes.h), so a
+ * hit takes no lock at all. A trace that allocates objects of several
+ * classes of one size (reflection, Array.newInstance) shares one entry and
+ * goes the slow way when the class changes. */
+/* Set on the agent's own threads (sampler, listener), and on any thread
+ * while it runs a dump (hp_dump): their long-lived JNI
+ * frames hold many local refs (thread lists, classes of frames being
+ * resolved), and -Xcheck:jni counts the refs of every frame of the thread
+ * against the capacity of the callback's own frame (32) at each JNI call: an
+ * IsSameObject in an allocation callback on such a thread printed "JNI local
+ * refs: 600, exceeds capacity: 32". Their allocations (few) go the slow way,
+ * which calls JVMTI only. */
+static __thread int hp_agent_thread;
+
+void hp_mark_agent_thread(void)
+{
+    hp_agent_thread = 1;
+}
+
+static hp_site *hp_site_for(jvmtiEnv *j, JNIEnv *env, jclass klass, const jvmtiFrameInfo *fr,
+                            jint n, uint32_t tser, uint64_t size)
 {
     uint64_t h = trace_hash(fr, n, tser);
-    uint64_t key = (h ^ ((uint64_t)c->index * 0x9e3779b97f4a7c15ULL) ^ (size << 17)) | 1;
+    if (hp_agent_thread) {
+        hp_class *c = hp_class_of(j, klass);
+        hp_trace *t = c ? trace_get(j, fr, n, tser, h) : NULL;
+        return t ? site_get(j, c, t, size) : NULL;
+    }
+    uint64_t key = (h ^ (size * 0x9e3779b97f4a7c15ULL)) | 1;
     hp_tcache_entry *e = &hp_tcache[(key >> 7) & (HP_TCACHE_SIZE - 1)];
-    if (e->key == key && e->site->cls == c && e->site->size == size &&
-        trace_equals(e->site->trace, fr, n, tser))
-        return e->site;
+    if (e->key == key && e->site->size == size && trace_equals(e->site->trace, fr, n, tser)) {
+        jweak w = __atomic_load_n(&e->site->cls->ref, __ATOMIC_ACQUIRE);
+        if (w && (*env)->IsSameObject(env, klass, w))
+            return e->site;
+    }
+    hp_class *c = hp_class_of(j, klass);
+    if (!c)
+        return NULL;
+    if (!__atomic_load_n(&c->ref, __ATOMIC_ACQUIRE)) {
+        jweak w = (*env)->NewWeakGlobalRef(env, klass);
+        jweak none = NULL;
+        if (w && !__atomic_compare_exchange_n(&c->ref, &none, w, 0, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+            (*env)->DeleteWeakGlobalRef(env, w); /* another thread's came first */
+    }
     hp_trace *t = trace_get(j, fr, n, tser, h);
     hp_site *s = t ? site_get(j, c, t, size) : NULL;
-    if (s) {
+    if (s && __atomic_load_n(&c->ref, __ATOMIC_ACQUIRE)) {
         e->key = key;
         e->site = s;
     }
@@ -144,19 +216,12 @@ static void JNICALL hp_on_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, jobjec
     }
     if (depth > 0 && !(x & 4) && (*j)->GetStackTrace(j, thread, 0, depth, fr, &n) != JVMTI_ERROR_NONE)
         n = 0;
-    jlong ktag = 0;
-    hp_class *c;
-    if ((*j)->GetTag(j, klass, &ktag) == JVMTI_ERROR_NONE && HP_TAG_IS_CLASS(ktag)) {
-        c = cls_at((uint32_t)(ktag & 0xFFFFFFFFu));
-    } else {
-        c = cls_get(j, klass);
-    }
     uint32_t tser = 0;
     if (g_hp.o.thread) {
         hp_thread *th = thr_get(j, env, thread);
         tser = th ? thr_serial_own(j, thread, th) : 0;
     }
-    hp_site *s = c ? hp_site_for(j, c, fr, n, tser, (uint64_t)size) : NULL;
+    hp_site *s = hp_site_for(j, env, klass, fr, n, tser, (uint64_t)size);
     if (s) {
         jlong tag = (jlong)site_alloc(s);
         if (!(x & 2))
@@ -448,7 +513,7 @@ void hp_write_unloads(void)
 
 /* The dump sequence: sites (heap=sites|all), then CPU samples since the
  * previous dump (cpu=samples). Serialised by dump_lock. */
-static void hp_dump(jvmtiEnv *j, const char *why)
+static void hp_dump_body(jvmtiEnv *j, const char *why)
 {
     static const char *const cpu_what[] = {
         [OPTS_CPU_OFF] = "",
@@ -513,6 +578,18 @@ static void hp_dump(jvmtiEnv *j, const char *why)
     out_flush();
     hp_info(" done.\n");
     jx_unlock(j, g_hp.dump_lock);
+}
+
+/* A dump runs on the thread that asked for it (SIGQUIT's, jcmd's, VM
+ * death's), whose frames then hold many local refs (a heap dump's walk):
+ * allocations it makes meanwhile go the slow way, without JNI, like the
+ * agent threads' (hp_mark_agent_thread). */
+static void hp_dump(jvmtiEnv *j, const char *why)
+{
+    int was = hp_agent_thread;
+    hp_agent_thread = 1;
+    hp_dump_body(j, why);
+    hp_agent_thread = was;
 }
 
 static void JNICALL hp_on_data_dump(jvmtiEnv *j)
@@ -659,7 +736,7 @@ static void JNICALL hp_on_vm_death(jvmtiEnv *j, JNIEnv *env)
         hp_info("HPROF: %llu virtual thread records alive at exit\n", (unsigned long long)thr_vt_live());
     /* close the gate, then wait for callbacks still running */
     __atomic_store_n(&g_hp.dead, 1, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&g_hp.active, __ATOMIC_SEQ_CST) > 0) {
+    while (hp_gate_count() > 0) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }

@@ -18,7 +18,10 @@
  * meanwhile (cls_get, layouts: data_lock). So no code may take out_lock
  * while it holds data_lock (none does: cls_get and thr_get write their
  * records after releasing it).
- * Counters of sites are atomics, updated without a lock. The agent enables
+ * Counters of sites are atomics, updated without a lock. The allocation
+ * callback takes no agent lock on a site-cache hit (agent.c: IsSameObject,
+ * an atomic add, SetTag); the JVM's tag map lock inside SetTag/GetTag is a
+ * leaf of the JVM's, never held across a safepoint or an event. The agent enables
  * no GC-time event (ObjectFree, GarbageCollectionStart/Finish).
  * No agent lock is held across a JVMTI call that can wait for a safepoint,
  * a GC or the ServiceThread, except dump_lock (and out_lock, held by a
@@ -68,14 +71,25 @@
 
 typedef struct hp_out hp_out;
 
+/* The callback gate's count of callbacks in flight is split in shards, one
+ * cache line each, a thread always counting in the same one: with one
+ * shared counter, every allocation of every thread moved that line between
+ * cores twice (enter and leave). */
+#define HP_GATE_SHARDS 16
+typedef struct hp_gate_shard {
+    _Alignas(64) int n;
+} hp_gate_shard;
+
 typedef struct hp_agent {
     JavaVM *vm;
     jvmtiEnv *jvmti;
     opts o;
     char outname[4096];  /* the output file actually used */
     int attached;        /* loaded into a running VM (Agent_OnAttach) */
-    /* callback gate: callbacks in flight, and the VM-death flag */
-    volatile int active;
+    /* callback gate: callbacks in flight, counted per shard (hp_enter),
+     * and the VM-death flag */
+    hp_gate_shard active[HP_GATE_SHARDS];
+    unsigned gate_next; /* the shard the next new thread takes */
     volatile int dead;
     jrawMonitorID dump_lock, data_lock, out_lock;
     /* cpu=samples: the sampling thread's wait and stop handshake (a leaf
@@ -142,15 +156,21 @@ typedef struct hp_agent {
 extern hp_agent g_hp;
 
 /* Callback gate: returns 0 (and counts the callback in) unless the VM is
- * dying; then the callback must return at once. Pair with hp_leave. */
+ * dying; then the callback must return at once. Pair with hp_leave, on the
+ * same thread. */
 /* Sequentially consistent on purpose: VM death stores `dead` then loads
- * `active`, a callback stores `active` then loads `dead`; weaker orders
- * let both see the old value (store-load reordering). */
+ * every shard, a callback adds to its shard then loads `dead`; weaker
+ * orders let both see the old value (store-load reordering). A thread's
+ * shard is fixed (hp_gate_slot), so its enter and leave meet in one
+ * shard and a shard never counts below the callbacks in it. */
+int *hp_gate_shard_of_thread(void);
+
 static inline int hp_enter(void)
 {
-    __atomic_add_fetch(&g_hp.active, 1, __ATOMIC_SEQ_CST);
+    int *n = hp_gate_shard_of_thread();
+    __atomic_add_fetch(n, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&g_hp.dead, __ATOMIC_SEQ_CST)) {
-        __atomic_sub_fetch(&g_hp.active, 1, __ATOMIC_RELEASE);
+        __atomic_sub_fetch(n, 1, __ATOMIC_RELEASE);
         return -1;
     }
     return 0;
@@ -158,8 +178,12 @@ static inline int hp_enter(void)
 
 static inline void hp_leave(void)
 {
-    __atomic_sub_fetch(&g_hp.active, 1, __ATOMIC_RELEASE);
+    __atomic_sub_fetch(hp_gate_shard_of_thread(), 1, __ATOMIC_RELEASE);
 }
+
+/* Marks the calling thread as one of the agent's own (sampler, listener):
+ * the allocation callback then makes no JNI call on it (agent.c). */
+void hp_mark_agent_thread(void);
 
 /* Monotonic ns (vDSO, ~25 ns): sampler waits, method times, contention. */
 static inline int64_t hp_now_ns(void)

@@ -21,6 +21,14 @@ typedef struct hp_class {
     uint8_t unload_written; /* UNLOAD CLASS written (owned by out_lock) */
     struct hd_layout *layout; /* heap dumps: field layout, computed once
                                * (heapdump.c, under dump_lock) */
+    /* A weak global ref to the mirror, made the first time the allocation
+     * path caches a site of the class (set once, by compare-and-swap): a
+     * cached site's class is then checked with IsSameObject, which takes
+     * no lock, instead of GetTag, which takes the tag map's lock that
+     * every SetTag of every thread takes too. Cleared by the GC when the
+     * class is unloaded (IsSameObject then says "not the same"). Never
+     * deleted: it lives as long as the class entry. */
+    jweak ref;
 } hp_class;
 
 int cls_init(void);

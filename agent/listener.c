@@ -362,6 +362,7 @@ static void lsn_done(jvmtiEnv *j)
 
 static void JNICALL lsn_main(jvmtiEnv *j, JNIEnv *env, void *arg)
 {
+    hp_mark_agent_thread();
     (void)arg;
     thr_mark_agent(j, env);
     int commands = 1; /* until EOF: after it, input is only drained */

@@ -289,6 +289,7 @@ static int sampler_wait_until(jvmtiEnv *j, int64_t deadline)
  * without a pause between two samples. */
 static void JNICALL sampler_main(jvmtiEnv *j, JNIEnv *env, void *arg)
 {
+    hp_mark_agent_thread();
     (void)arg;
     thr_mark_agent(j, env);
     int64_t prev = hp_now_ns();

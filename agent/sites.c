@@ -181,7 +181,6 @@ int site_clear(jvmtiEnv *j)
     for (uint32_t i = 1; i < ns; i++) {
         hp_site *s = site_at(i);
         s->base_alloc_n = __atomic_load_n(&s->alloc_n, __ATOMIC_RELAXED);
-        s->base_alloc_bytes = __atomic_load_n(&s->alloc_bytes, __ATOMIC_RELAXED);
         s->live_n = 0;
         s->cleared = 1;
         s->seen_alloc_n = s->seen_live_n = 0;
@@ -219,7 +218,7 @@ hp_site_row *site_rows(jvmtiEnv *j, uint32_t *n, uint64_t tot[4], int flags)
         if (s->cleared && ln > an)
             ln = an;
         uint64_t lb = ln * s->size;
-        uint64_t ab = __atomic_load_n(&s->alloc_bytes, __ATOMIC_RELAXED) - s->base_alloc_bytes;
+        uint64_t ab = an * s->size;
         tot[0] += lb;
         tot[1] += ln;
         tot[2] += ab;

@@ -19,23 +19,32 @@
 #include "classes.h"
 #include "traces.h"
 
+/* The allocation path reads index, cls, trace and size (never written after
+ * the site is published) and adds to alloc_n; with several threads
+ * allocating at one site, alloc_n's cache line moves between their cores at
+ * every allocation. So alloc_n has a line of its own, and the read-mostly
+ * fields stay in lines the other threads' adds never invalidate (a site is
+ * HP_SITE_ALIGN-aligned in its vec chunk: sizeof is a multiple of it). */
+#define HP_SITE_ALIGN 64
+
 typedef struct hp_site {
     uint32_t index;
     uint32_t next;      /* hash chain */
     hp_class *cls;
     hp_trace *trace;
     uint64_t size;      /* bytes of each object of this site */
-    uint64_t alloc_n;   /* atomics */
-    uint64_t alloc_bytes;
     /* objects of this site in the heap at the last site_scan (dump_lock) */
     uint64_t live_n;
     /* alloc_n and live_n at the last sites output (site_rows with
      * SITE_ROWS_MARK): what "changed" means for incremental output */
     uint64_t seen_alloc_n, seen_live_n;
-    /* alloc_n and alloc_bytes at the last site_clear, subtracted in the
-     * output: alloc_n itself never goes back, it numbers the tags */
-    uint64_t base_alloc_n, base_alloc_bytes;
+    /* alloc_n at the last site_clear, subtracted in the output: alloc_n
+     * itself never goes back, it numbers the tags */
+    uint64_t base_alloc_n;
     uint8_t cleared; /* a site_clear happened (dump_lock) */
+    /* allocations counted (an atomic); the bytes are alloc_n * size, every
+     * object of a site having one size */
+    _Alignas(HP_SITE_ALIGN) uint64_t alloc_n;
 } hp_site;
 
 int site_init(void);
@@ -49,7 +58,6 @@ uint32_t site_count(void);
 static inline uint64_t site_alloc(hp_site *s)
 {
     uint64_t seq = __atomic_fetch_add(&s->alloc_n, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&s->alloc_bytes, s->size, __ATOMIC_RELAXED);
     return ((uint64_t)s->index << 32) | (seq & 0xFFFFFFFFu);
 }
 

@@ -4,6 +4,20 @@
 #include "vec.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* Chunks are cache-line aligned: an element type whose size is a multiple
+ * of the line (hp_site) then never shares a line with its neighbours. */
+#define VEC_CHUNK_ALIGN 64
+
+static void *vec_chunk_new(size_t elem)
+{
+    size_t bytes = ((size_t)1 << VEC_CHUNK_BITS) * elem;
+    void *p = NULL;
+    if (posix_memalign(&p, VEC_CHUNK_ALIGN, bytes) != 0)
+        return NULL;
+    return memset(p, 0, bytes);
+}
 
 int vec_init(vec *v, size_t elem)
 {
@@ -12,7 +26,7 @@ int vec_init(vec *v, size_t elem)
     v->chunks = calloc(VEC_MAX_CHUNKS, sizeof *v->chunks);
     if (!v->chunks)
         return -1;
-    v->chunks[0] = calloc((size_t)1 << VEC_CHUNK_BITS, elem);
+    v->chunks[0] = vec_chunk_new(elem);
     return v->chunks[0] ? 0 : -1;
 }
 
@@ -34,7 +48,7 @@ uint32_t vec_push(vec *v)
     if (c >= VEC_MAX_CHUNKS)
         return 0;
     if (!v->chunks[c]) {
-        v->chunks[c] = calloc((size_t)1 << VEC_CHUNK_BITS, v->elem);
+        v->chunks[c] = vec_chunk_new(v->elem);
         if (!v->chunks[c])
             return 0;
     }

@@ -33,6 +33,12 @@ F_GARB="SitesDemo.makeGarbage(SitesDemo.java:$L_GARB)|SitesDemo.work(SitesDemo.j
 F_INTS="SitesDemo.makeGarbage(SitesDemo.java:$L_INTS)|SitesDemo.work(SitesDemo.java:$L_WG)|SitesDemo\$Worker.run(SitesDemo.java:$L_RUN)"
 F_WORKER="SitesDemo.main(SitesDemo.java:$L_WORKER)"
 
+compile ClassMixDemo
+F_MIX="ClassMixDemo.make(ClassMixDemo.java:$(line_of ClassMixDemo.java SITE-MIX))"
+# ClassMixDemo (see ClassMixDemo.java): MIX_S String[4] and MIX_I Integer[4]
+# of 32 bytes each, alternating, at one line through Array.newInstance
+MIX_S=3000 MIX_I=2000 MIX_SZ=32
+
 compile LiveDemo
 LD=LiveDemo.java
 F_KEPT="LiveDemo.main(LiveDemo.java:$(line_of $LD SITE-KEPT))"
@@ -110,6 +116,27 @@ for JDK in $FOUND_JDKS; do
     expect_eq "$OUT: SitesDemo\$Worker (allocated by the main thread at line $L_WORKER) allocated objects" \
         $T "$(sum_col "$WROWS" 7)"
     expect_eq "$OUT: SitesDemo\$Worker live objects" $T "$(sum_col "$WROWS" 5)"
+
+    step "two classes of one size at one trace: one row each, exact (the site cache checks the class)"
+    jrun mix$V 0 no "$A=heap=sites,file=$WORK/mix$V.txt,cutoff=0" -cp classes ClassMixDemo $MIX_S $MIX_I
+    OUT=mix$V.txt
+    check_layout $OUT
+    traces $OUT >$OUT.traces
+    # rows of CLASS whose trace holds the SITE-MIX frame: "count alloc_n alloc_bytes live_n live_bytes traces"
+    mix_rows() {
+        site_rows $OUT | awk -v cls="$1" -v f="$F_MIX" -v tf="$OUT.traces" '
+            BEGIN { FS = "\t"; while ((getline l < tf) > 0) { split(l, a, "\t"); fr[a[1]] = a[3] } FS = " " }
+            $9 == cls && index("|" fr[$8] "|", "|" f "|") { n++; an += $7; ab += $6; ln += $5; lb += $4; t = t $8 " " }
+            END { printf "%d %d %d %d %d %s\n", n, an, ab, ln, lb, t }'
+    }
+    RS_=$(mix_rows 'java.lang.String[]')
+    RI_=$(mix_rows 'java.lang.Integer[]')
+    expect_eq "$OUT: String[] at SITE-MIX: rows, allocated, bytes, live, bytes" \
+        "1 $MIX_S $((MIX_S * MIX_SZ)) $MIX_S $((MIX_S * MIX_SZ))" "$(echo "$RS_" | cut -d' ' -f1-5)"
+    expect_eq "$OUT: Integer[] at SITE-MIX: rows, allocated, bytes, live, bytes" \
+        "1 $MIX_I $((MIX_I * MIX_SZ)) $MIX_I $((MIX_I * MIX_SZ))" "$(echo "$RI_" | cut -d' ' -f1-5)"
+    expect_eq "$OUT: String[] and Integer[] share their trace" "$(echo "$RS_" | cut -d' ' -f6)" \
+        "$(echo "$RI_" | cut -d' ' -f6)"
 
     step "cutoff=0.01, depth=1: short traces, rows under 1% of live bytes left out"
     jrun c$V 0 no "$A=heap=sites,file=$WORK/c$V.txt,cutoff=0.01,depth=1" -cp classes SitesDemo $T $N $M $K

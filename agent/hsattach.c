@@ -57,11 +57,15 @@ int hsa_parse_reply(const char *buf, size_t n, int *code, size_t *text)
 
 int hsa_quote(char *dst, size_t cap, const char *path)
 {
-    /* HotSpot's DCmdArgIter splits on spaces and takes "..." whole; it
-     * has no escape, so a path with a quote cannot be said */
+    /* HotSpot's DCmdArgIter splits on spaces, cuts an unquoted word at
+     * '=' (key=value: GC.heap_dump /tmp/a=b/x dumps into /tmp/a) and takes
+     * "..." whole; it has no escape, so a path with a quote cannot be
+     * said, nor a quoted one ending in a backslash (\" is no end) */
     if (strpbrk(path, "\"'\n\r") || !*path)
         return -1;
-    int q = strchr(path, ' ') != NULL;
+    int q = strpbrk(path, " =") != NULL;
+    if (q && path[strlen(path) - 1] == '\\')
+        return -1;
     int n = snprintf(dst, cap, "%s%s%s", q ? "\"" : "", path, q ? "\"" : "");
     return n < 0 || (size_t)n >= cap ? -1 : 0;
 }

@@ -798,7 +798,7 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
                 rc = r;
                 path = g_hp.hs.ppath;
             } else {
-                snprintf(note, sizeof note, "%s", msg);
+                snprintf(note, sizeof note, "%.590s", msg); /* a Debug build (-O0) checks the width */
                 msg[0] = 0;
             }
         }

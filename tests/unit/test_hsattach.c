@@ -141,6 +141,17 @@ static void test_quote(void)
     CU_ASSERT_EQUAL(hsa_quote(b, sizeof b, ""), -1);
     CU_ASSERT_EQUAL(hsa_quote(b, 12, "/tmp/x.hprof"), -1); /* 12 + NUL > 12 */
     CU_ASSERT_EQUAL(hsa_quote(b, 13, "/tmp/x.hprof"), 0);
+    /* DCmdArgIter cuts an unquoted word at '=' (key=value): GC.heap_dump
+     * /tmp/a=b/x.hprof dumps into /tmp/a */
+    CU_ASSERT_EQUAL(hsa_quote(b, sizeof b, "/tmp/a=b/x.hprof"), 0);
+    CU_ASSERT_STRING_EQUAL(b, "\"/tmp/a=b/x.hprof\"");
+    /* inside quotes a backslash before the closing one escapes it */
+    CU_ASSERT_EQUAL(hsa_quote(b, sizeof b, "/tmp/a b\\"), -1);
+    CU_ASSERT_EQUAL(hsa_quote(b, sizeof b, "/tmp/a=b\\"), -1);
+    CU_ASSERT_EQUAL(hsa_quote(b, sizeof b, "/tmp/ab\\"), 0);
+    CU_ASSERT_STRING_EQUAL(b, "/tmp/ab\\");
+    CU_ASSERT_EQUAL(hsa_quote(b, 17, "/tmp/a=b/x.hprof"), -1); /* 16 + 2 quotes */
+    CU_ASSERT_EQUAL(hsa_quote(b, 19, "/tmp/a=b/x.hprof"), 0);
 }
 
 static void test_cpus(void)

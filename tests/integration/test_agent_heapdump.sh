@@ -219,6 +219,20 @@ for JDK in $FOUND_JDKS; do
     ! grep -q "GC.heap_dump" da$V.err xrs$V.err || fail "GC.heap_dump with the attach mechanism off: $(grep -ho '(heap dump [^)]*)' da$V.err xrs$V.err)"
     echo "   ok: the SIGQUIT's and the exit's dumps (DisableAttachMechanism), the exit's (-Xrs): dumpHeap0, verified"
 
+    step "heap=dump into a directory whose name holds '=' (GC.heap_dump's path quoted)"
+    # HotSpot's DCmdArgIter cuts an unquoted word at '=': GC.heap_dump
+    # DIR/eq=d/... dumped into DIR/eq, and the agent found no dump
+    rm -rf "$WORK/eq$V" "$WORK/eq$V=d" && mkdir "$WORK/eq$V=d"
+    jrun eq$V 0 no "-agentpath:$AGENT=heap=dump,format=b,file=$WORK/eq$V=d/x.hprof" -cp classes HeapDemo $N $M 1 </dev/null
+    [ ! -e "$WORK/eq$V" ] || fail "eq$V: a dump outside the output's directory: $WORK/eq$V"
+    if [ "$V" -ge 21 ]; then
+        grep -qE "\(heap dump 1: GC.heap_dump -all -parallel=$NCPU \[[0-9]+ bytes in [0-9.]+ secs\], through the JVM's attach listener\)" eq$V.err ||
+            fail "eq$V: the exit's dump: $(grep -o '(heap dump 1[^)]*)' eq$V.err)"
+    fi
+    expect_eq "eq$V: HeapDemo\$Item instances" $N "$("$HPROF" histo "$WORK/eq$V=d/x.hprof" | awk '$4 == "HeapDemo$Item" { print $2 }')"
+    expect_eq "eq$V: files in eq$V=d (no temporary directory left)" "x.hprof" "$(ls -A "$WORK/eq$V=d")"
+    echo "   ok: the dump in eq$V=d/x.hprof, $N Items, nothing beside it"
+
     step "heap=all (the JVMTI walk),format=b: our dump and HotSpot's of the same moment"
     run_demo d$V "heap=all,format=b,doe=n,file=$WORK/d$V.hprof"
     "$HPROF" verify d$V.hprof >d$V.verify || fail "hprof verify: $(tail -5 d$V.verify)"

@@ -194,8 +194,10 @@ static int hsa_start(const hsa_call *c, const char *sock, char *why, size_t cap)
         snprintf(why, cap, "cannot create %s: %s", trig, strerror(errno));
         return -1;
     }
+    /* while the listener is awaited, a DataDumpRequest may be our
+     * SIGQUIT (HSA_QUIT_PENDING); once it answers, ours was handled */
     if (c->quit_ns)
-        *c->quit_ns = hsa_now_ns();
+        __atomic_store_n(c->quit_ns, HSA_QUIT_PENDING, __ATOMIC_RELEASE);
     int fd = -1, e = 0;
     if (kill(c->pid, SIGQUIT) != 0) {
         e = errno;
@@ -211,6 +213,11 @@ static int hsa_start(const hsa_call *c, const char *sock, char *why, size_t cap)
     }
     if (fd < 0 && !e && !why[0])
         snprintf(why, cap, "the attach listener did not appear (%s) within %d ms", sock, c->start_ms);
+    long long pending = HSA_QUIT_PENDING;
+    if (c->quit_ns && !e) /* the wait over: a grace from now (unless taken meanwhile) */
+        __atomic_compare_exchange_n(c->quit_ns, &pending, hsa_now_ns(), 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    else if (c->quit_ns) /* no SIGQUIT went */
+        __atomic_compare_exchange_n(c->quit_ns, &pending, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     if (ours)
         unlink(trig);
     return fd;

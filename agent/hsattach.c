@@ -57,11 +57,15 @@ int hsa_parse_reply(const char *buf, size_t n, int *code, size_t *text)
 
 int hsa_quote(char *dst, size_t cap, const char *path)
 {
-    /* HotSpot's DCmdArgIter splits on spaces and takes "..." whole; it
-     * has no escape, so a path with a quote cannot be said */
+    /* HotSpot's DCmdArgIter splits on spaces, cuts an unquoted word at
+     * '=' (key=value: GC.heap_dump /tmp/a=b/x dumps into /tmp/a) and takes
+     * "..." whole; it has no escape, so a path with a quote cannot be
+     * said, nor a quoted one ending in a backslash (\" is no end) */
     if (strpbrk(path, "\"'\n\r") || !*path)
         return -1;
-    int q = strchr(path, ' ') != NULL;
+    int q = strpbrk(path, " =") != NULL;
+    if (q && path[strlen(path) - 1] == '\\')
+        return -1;
     int n = snprintf(dst, cap, "%s%s%s", q ? "\"" : "", path, q ? "\"" : "");
     return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
@@ -127,8 +131,12 @@ static int hsa_sock_ok(const char *sock, char *why, size_t cap)
 }
 
 /* A connection to the listener of c->pid, proven (SO_PEERCRED) to be
- * that process. Returns the socket, or -1 (errno; ESRCH: another peer). */
-static int hsa_connect(const char *sock, pid_t pid)
+ * that process. The connect is bounded too (bound_ms, or *abandon): a
+ * listener busy with a request takes no connection, and once its queue
+ * (HotSpot's listen backlog) is full, a blocking connect waits for as
+ * long. Returns the socket (blocking), or -1 (errno; ESRCH: another peer;
+ * EAGAIN: the queue stayed full). */
+static int hsa_connect(const char *sock, pid_t pid, int bound_ms, const volatile int *abandon)
 {
     struct sockaddr_un a;
     memset(&a, 0, sizeof a);
@@ -138,19 +146,30 @@ static int hsa_connect(const char *sock, pid_t pid)
         return -1;
     }
     memcpy(a.sun_path, sock, strlen(sock) + 1);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return -1;
     int rc;
-    do
+    long long deadline = hsa_now_ns() + (long long)bound_ms * 1000000LL;
+    for (;;) { /* AF_UNIX: EAGAIN while the queue is full, never EINPROGRESS */
         rc = connect(fd, (struct sockaddr *)&a, sizeof a);
-    while (rc != 0 && errno == EINTR);
+        if (rc == 0 || (errno != EINTR && errno != EAGAIN))
+            break;
+        if (errno == EAGAIN) {
+            if ((abandon && *abandon) || hsa_now_ns() > deadline)
+                break;
+            hsa_sleep_ms(HSA_STEP_MS);
+        }
+    }
     struct ucred cr;
     socklen_t len = sizeof cr;
     if (rc == 0 && (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.pid != pid)) {
         errno = ESRCH;
         rc = -1;
     }
+    int fl;
+    if (rc == 0 && ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0))
+        rc = -1;
     if (rc != 0) {
         int e = errno;
         close(fd);
@@ -190,8 +209,10 @@ static int hsa_start(const hsa_call *c, const char *sock, char *why, size_t cap)
         snprintf(why, cap, "cannot create %s: %s", trig, strerror(errno));
         return -1;
     }
+    /* while the listener is awaited, a DataDumpRequest may be our
+     * SIGQUIT (HSA_QUIT_PENDING); once it answers, ours was handled */
     if (c->quit_ns)
-        *c->quit_ns = hsa_now_ns();
+        __atomic_store_n(c->quit_ns, HSA_QUIT_PENDING, __ATOMIC_RELEASE);
     int fd = -1, e = 0;
     if (kill(c->pid, SIGQUIT) != 0) {
         e = errno;
@@ -201,12 +222,17 @@ static int hsa_start(const hsa_call *c, const char *sock, char *why, size_t cap)
         int ok = hsa_sock_ok(sock, why, cap);
         if (ok < 0)
             break;
-        if (ok > 0 && (fd = hsa_connect(sock, c->pid)) >= 0)
+        if (ok > 0 && (fd = hsa_connect(sock, c->pid, c->start_ms, NULL)) >= 0)
             break;
         hsa_sleep_ms(HSA_STEP_MS);
     }
     if (fd < 0 && !e && !why[0])
         snprintf(why, cap, "the attach listener did not appear (%s) within %d ms", sock, c->start_ms);
+    long long pending = HSA_QUIT_PENDING;
+    if (c->quit_ns && !e) /* the wait over: a grace from now (unless taken meanwhile) */
+        __atomic_compare_exchange_n(c->quit_ns, &pending, hsa_now_ns(), 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    else if (c->quit_ns) /* no SIGQUIT went */
+        __atomic_compare_exchange_n(c->quit_ns, &pending, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     if (ours)
         unlink(trig);
     return fd;
@@ -220,7 +246,7 @@ int hsa_listen(const hsa_call *c, char *why, size_t cap)
     int ok = hsa_sock_ok(sock, why, cap);
     if (ok < 0)
         return -1;
-    int fd = ok > 0 ? hsa_connect(sock, c->pid) : hsa_start(c, sock, why, cap);
+    int fd = ok > 0 ? hsa_connect(sock, c->pid, c->start_ms, NULL) : hsa_start(c, sock, why, cap);
     if (fd < 0 && !why[0])
         snprintf(why, cap, "connecting to %s: %s", sock, strerror(errno));
     if (fd >= 0)
@@ -255,7 +281,13 @@ int hsa_jcmd(const hsa_call *c, char *out, size_t cap)
     int fd = -1;
     int ok = hsa_sock_ok(sock, why, sizeof why);
     if (ok > 0) {
-        fd = hsa_connect(sock, c->pid);
+        fd = hsa_connect(sock, c->pid, c->pick_ms, c->abandon);
+        if (fd < 0 && errno == EAGAIN) { /* busy, as a request not taken up */
+            snprintf(out, cap, "%s", c->abandon && *c->abandon
+                                         ? "the attach listener is busy with a request that waits for this dump"
+                                         : "the attach listener's queue stayed full: it did not take up the request in time");
+            return HSA_ABANDONED;
+        }
         if (fd < 0)
             snprintf(why, sizeof why, "connecting to %s: %s", sock,
                      errno == ESRCH ? "another process answers" : strerror(errno));

@@ -52,8 +52,14 @@ typedef struct hsa_call {
     const char *command;   /* the command line, e.g. "GC.heap_dump -all PATH" */
     const char *proof;     /* a file the command creates early, or NULL */
     const volatile int *abandon; /* nonzero: give up now (before the proof) */
-    volatile long long *quit_ns; /* set (CLOCK_MONOTONIC ns) before our SIGQUIT */
+    /* our SIGQUIT's mark: HSA_QUIT_PENDING from just before it until the
+     * socket answers (or the wait ends), then that moment (CLOCK_MONOTONIC
+     * ns): a DataDumpRequest may be our SIGQUIT only while pending or
+     * shortly after, not for a fixed time after the signal */
+    volatile long long *quit_ns;
 } hsa_call;
+
+#define HSA_QUIT_PENDING 0x7fffffffffffffffLL
 
 /* Sends c->command; returns an HSA_ outcome with the text (HSA_OK,
  * HSA_REFUSED) or the reason (the others) in out (always terminated). */

@@ -32,7 +32,11 @@
 #define HS_PARALLEL_JDK 21      /* GC.heap_dump -parallel=N: JDK 21 on */
 #define HS_ATTACH_START_MS 5000 /* the listener's socket after our SIGQUIT */
 #define HS_ATTACH_PICK_MS 10000 /* the listener taking up our request */
-#define HS_QUIT_WINDOW_NS 10000000000LL /* a DataDumpRequest that may be our SIGQUIT */
+/* a DataDumpRequest that may be our SIGQUIT, after the listener answered
+ * (hsattach.h): HotSpot ignores a SIGQUIT while its listener initialises,
+ * so ours is a dump only if the dispatcher reaches it after a listener
+ * started by someone else came up, which it does within milliseconds */
+#define HS_QUIT_WINDOW_NS 200000000LL
 #define HS_LISTENER_NAME "Attach Listener"    /* HotSpot's thread names */
 #define HS_DISPATCHER_NAME "Signal Dispatcher"
 
@@ -634,7 +638,7 @@ int hs_own_quit(jvmtiEnv *j)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     long long now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-    if (now - t > HS_QUIT_WINDOW_NS || !hs_thread_is(j, HS_DISPATCHER_NAME))
+    if ((t != HSA_QUIT_PENDING && now - t > HS_QUIT_WINDOW_NS) || !hs_thread_is(j, HS_DISPATCHER_NAME))
         return 0;
     return __atomic_compare_exchange_n(&g_hp.hs.quit_ns, &t, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
@@ -798,7 +802,7 @@ int hs_dump(jvmtiEnv *j, JNIEnv *env)
                 rc = r;
                 path = g_hp.hs.ppath;
             } else {
-                snprintf(note, sizeof note, "%s", msg);
+                snprintf(note, sizeof note, "%.590s", msg); /* a Debug build (-O0) checks the width */
                 msg[0] = 0;
             }
         }

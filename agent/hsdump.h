@@ -77,9 +77,10 @@ typedef struct hs_state {
     /* a JVMTI.data_dump on the listener's own thread waits for the dump
      * under way: a request to the listener would never be taken up */
     volatile int listener_waits;
-    /* when the agent sent its own SIGQUIT to start the listener (0: none
-     * pending): HotSpot swallows it, but one racing a listener that came
-     * up meanwhile is a thread dump and a DataDumpRequest (hs_own_quit) */
+    /* the agent's own SIGQUIT that starts the listener (hsattach.h's
+     * quit_ns; 0: none pending): HotSpot swallows it, but one racing a
+     * listener that came up meanwhile is a thread dump and a
+     * DataDumpRequest (hs_own_quit) */
     volatile long long quit_ns;
 } hs_state;
 

@@ -6,17 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Chunks are cache-line aligned: an element type whose size is a multiple
- * of the line (hp_site) then never shares a line with its neighbours. */
-#define VEC_CHUNK_ALIGN 64
-
-static void *vec_chunk_new(size_t elem)
+/* a zeroed chunk on a VEC_ALIGN boundary (calloc gives 16) */
+static void *vec_chunk(size_t elem)
 {
-    size_t bytes = ((size_t)1 << VEC_CHUNK_BITS) * elem;
+    size_t size = ((size_t)1 << VEC_CHUNK_BITS) * elem;
     void *p = NULL;
-    if (posix_memalign(&p, VEC_CHUNK_ALIGN, bytes) != 0)
+    if (posix_memalign(&p, VEC_ALIGN, size) != 0)
         return NULL;
-    return memset(p, 0, bytes);
+    return memset(p, 0, size);
 }
 
 int vec_init(vec *v, size_t elem)
@@ -26,7 +23,7 @@ int vec_init(vec *v, size_t elem)
     v->chunks = calloc(VEC_MAX_CHUNKS, sizeof *v->chunks);
     if (!v->chunks)
         return -1;
-    v->chunks[0] = vec_chunk_new(elem);
+    v->chunks[0] = vec_chunk(elem);
     return v->chunks[0] ? 0 : -1;
 }
 
@@ -48,7 +45,7 @@ uint32_t vec_push(vec *v)
     if (c >= VEC_MAX_CHUNKS)
         return 0;
     if (!v->chunks[c]) {
-        v->chunks[c] = vec_chunk_new(v->elem);
+        v->chunks[c] = vec_chunk(v->elem);
         if (!v->chunks[c])
             return 0;
     }

@@ -11,6 +11,9 @@
 
 #define VEC_CHUNK_BITS 12
 #define VEC_MAX_CHUNKS (1u << 18) /* 2^30 elements */
+/* each chunk starts on a cache line, so an element whose size is a
+ * multiple of it is as aligned as its type asks (up to this) */
+#define VEC_ALIGN 64
 
 typedef struct vec {
     size_t elem;     /* element size */

@@ -6,8 +6,9 @@
  *  - a reply accepted has its text offset inside it, right after a '\n'
  *    that ends a run of 1 to 9 digits, with at most a leading '-';
  *  - a path quoted fits its buffer, is the path itself or the path in
- *    double quotes (then it holds a space), and a refused path is empty,
- *    too long, or holds a quote or a line break.
+ *    double quotes (then it holds a space or an '='), and a refused path
+ *    is empty, too long, holds a quote or a line break, or is one to quote
+ *    that ends in a backslash.
  *
  * Build: CC=clang cmake -S . -B build-fuzz -DHPROF_FUZZ=ON -DHPROF_TESTS=ON
  *        cmake --build build-fuzz --target fuzz_hsattach
@@ -53,13 +54,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(path, nul + 1, plen);
         path[plen] = 0;
         int rc = hsa_quote(q, sizeof q, path);
-        int space = strchr(path, ' ') != NULL;
+        /* quoted when DCmdArgIter would cut it (a space, or '=': key=value) */
+        int space = strpbrk(path, " =") != NULL;
+        int tail_bs = plen > 0 && path[plen - 1] == '\\'; /* \" ends no quote */
         if (rc == 0) {
-            FZ_CHECK(plen > 0 && !strpbrk(path, "\"'\n\r"));
+            FZ_CHECK(plen > 0 && !strpbrk(path, "\"'\n\r") && !(space && tail_bs));
             FZ_CHECK(strlen(q) == plen + (space ? 2 : 0) && strlen(q) < sizeof q);
             FZ_CHECK(space ? q[0] == '"' && memcmp(q + 1, path, plen) == 0 : strcmp(q, path) == 0);
         } else {
-            FZ_CHECK(plen == 0 || strpbrk(path, "\"'\n\r") || plen + (space ? 2 : 0) >= sizeof q);
+            FZ_CHECK(plen == 0 || strpbrk(path, "\"'\n\r") || (space && tail_bs) ||
+                     plen + (space ? 2 : 0) >= sizeof q);
         }
     }
     return 0;

@@ -115,6 +115,7 @@ run_demo() {
             fail "jcmd GC.heap_dump: $(cat "$name.jcmd1")"
     fi
     if [ "${SIGNAL:-}" = QUIT ]; then
+        sleep "${QUIT_DELAY:-0}"
         kill -QUIT $jpid
     else
         "$JDK/bin/jcmd" $jpid JVMTI.data_dump >"$name.jcmd2" || fail "jcmd JVMTI.data_dump: $(cat "$name.jcmd2")"
@@ -218,6 +219,34 @@ for JDK in $FOUND_JDKS; do
     fi
     ! grep -q "GC.heap_dump" da$V.err xrs$V.err || fail "GC.heap_dump with the attach mechanism off: $(grep -ho '(heap dump [^)]*)' da$V.err xrs$V.err)"
     echo "   ok: the SIGQUIT's and the exit's dumps (DisableAttachMechanism), the exit's (-Xrs): dumpHeap0, verified"
+
+    if [ "$V" -ge 21 ]; then
+        step "ZGC: the listener started at start-up (the agent's SIGQUIT), then the user's SIGQUIT: a dump"
+        # the agent's own SIGQUIT is swallowed by HotSpot as the listener's
+        # trigger; a user's a second later was taken for it and dropped
+        # (a 10 s window from the agent's SIGQUIT)
+        JOPTS="-Xshare:off -XX:+UseZGC" NOHS=1 SIGNAL=QUIT QUIT_DELAY=1 run_demo zq$V "heap=dump,format=b,file=$WORK/zq$V.hprof"
+        ! grep -q "taken for it: no dump" zq$V.err || fail "zq$V: the user's SIGQUIT was dropped: $(grep -o 'HPROF: a SIGQUIT[^:]*' zq$V.err)"
+        expect_eq "zq$V: dumps made (the SIGQUIT's, the exit's)" 2 "$(grep -c '^Dumping (' zq$V.err)"
+        grep -qE "\(heap dump 1: GC.heap_dump -parallel=$NCPU \[[0-9]+ bytes in [0-9.]+ secs\], through the JVM's attach listener\)" zq$V.err ||
+            fail "zq$V: the SIGQUIT's dump: $(grep -o '(heap dump 1[^)]*)' zq$V.err)"
+        expect_eq "zq$V.hprof: HeapDemo\$Item instances" $N "$("$HPROF" histo zq$V.hprof | awk '$4 == "HeapDemo$Item" { print $2 }')"
+        echo "   ok: the SIGQUIT's dump and the exit's, $N Items"
+    fi
+
+    step "heap=dump into a directory whose name holds '=' (GC.heap_dump's path quoted)"
+    # HotSpot's DCmdArgIter cuts an unquoted word at '=': GC.heap_dump
+    # DIR/eq=d/... dumped into DIR/eq, and the agent found no dump
+    rm -rf "$WORK/eq$V" "$WORK/eq$V=d" && mkdir "$WORK/eq$V=d"
+    jrun eq$V 0 no "-agentpath:$AGENT=heap=dump,format=b,file=$WORK/eq$V=d/x.hprof" -cp classes HeapDemo $N $M 1 </dev/null
+    [ ! -e "$WORK/eq$V" ] || fail "eq$V: a dump outside the output's directory: $WORK/eq$V"
+    if [ "$V" -ge 21 ]; then
+        grep -qE "\(heap dump 1: GC.heap_dump -all -parallel=$NCPU \[[0-9]+ bytes in [0-9.]+ secs\], through the JVM's attach listener\)" eq$V.err ||
+            fail "eq$V: the exit's dump: $(grep -o '(heap dump 1[^)]*)' eq$V.err)"
+    fi
+    expect_eq "eq$V: HeapDemo\$Item instances" $N "$("$HPROF" histo "$WORK/eq$V=d/x.hprof" | awk '$4 == "HeapDemo$Item" { print $2 }')"
+    expect_eq "eq$V: files in eq$V=d (no temporary directory left)" "x.hprof" "$(ls -A "$WORK/eq$V=d")"
+    echo "   ok: the dump in eq$V=d/x.hprof, $N Items, nothing beside it"
 
     step "heap=all (the JVMTI walk),format=b: our dump and HotSpot's of the same moment"
     run_demo d$V "heap=all,format=b,doe=n,file=$WORK/d$V.hprof"

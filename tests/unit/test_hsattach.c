@@ -141,6 +141,73 @@ static void test_quote(void)
     CU_ASSERT_EQUAL(hsa_quote(b, sizeof b, ""), -1);
     CU_ASSERT_EQUAL(hsa_quote(b, 12, "/tmp/x.hprof"), -1); /* 12 + NUL > 12 */
     CU_ASSERT_EQUAL(hsa_quote(b, 13, "/tmp/x.hprof"), 0);
+    /* DCmdArgIter cuts an unquoted word at '=' (key=value): GC.heap_dump
+     * /tmp/a=b/x.hprof dumps into /tmp/a */
+    CU_ASSERT_EQUAL(hsa_quote(b, sizeof b, "/tmp/a=b/x.hprof"), 0);
+    CU_ASSERT_STRING_EQUAL(b, "\"/tmp/a=b/x.hprof\"");
+    /* inside quotes a backslash before the closing one escapes it */
+    CU_ASSERT_EQUAL(hsa_quote(b, sizeof b, "/tmp/a b\\"), -1);
+    CU_ASSERT_EQUAL(hsa_quote(b, sizeof b, "/tmp/a=b\\"), -1);
+    CU_ASSERT_EQUAL(hsa_quote(b, sizeof b, "/tmp/ab\\"), 0);
+    CU_ASSERT_STRING_EQUAL(b, "/tmp/ab\\");
+    CU_ASSERT_EQUAL(hsa_quote(b, 17, "/tmp/a=b/x.hprof"), -1); /* 16 + 2 quotes */
+    CU_ASSERT_EQUAL(hsa_quote(b, 19, "/tmp/a=b/x.hprof"), 0);
+}
+
+/* a listener whose queue is full (it accepts nothing: busy with a
+ * request, 5 jcmds queued): the connect is bounded too */
+typedef struct jc {
+    hsa_call c;
+    char out[512];
+    int rc, done;
+} jc;
+
+static void *jcmd_run(void *arg)
+{
+    jc *j = arg;
+    j->rc = hsa_jcmd(&j->c, j->out, sizeof j->out);
+    __atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void test_queue_full(void)
+{
+    int lfd = fake_listen(0600);
+    CU_ASSERT_FATAL(lfd >= 0);
+    CU_ASSERT_FATAL(listen(lfd, 0) == 0);
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "%.100s", g_sock);
+    int q[8], nq = 0;
+    for (; nq < 8; nq++) { /* fill the queue: connects that would block */
+        q[nq] = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        if (connect(q[nq], (struct sockaddr *)&a, sizeof a) != 0) {
+            CU_ASSERT_EQUAL(errno, EAGAIN);
+            close(q[nq]);
+            break;
+        }
+    }
+    CU_ASSERT(nq >= 1 && nq < 8);
+    jc j = {.c = call_of("GC.heap_dump /tmp/x")};
+    pthread_t t;
+    CU_ASSERT_FATAL(pthread_create(&t, NULL, jcmd_run, &j) == 0);
+    long long t0 = now_ms();
+    while (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE) && now_ms() - t0 < 3000)
+        usleep(10000);
+    long long took = now_ms() - t0;
+    int done = __atomic_load_n(&j.done, __ATOMIC_ACQUIRE);
+    CU_ASSERT(done); /* before: blocked in connect until the listener went */
+    close(lfd); /* wakes a blocked connect */
+    pthread_join(t, NULL);
+    for (int i = 0; i < nq; i++)
+        close(q[i]);
+    unlink(g_sock);
+    if (done) {
+        CU_ASSERT_EQUAL(j.rc, HSA_ABANDONED);
+        CU_ASSERT(took >= 300 && took < 1500); /* pick_ms = 300 */
+        CU_ASSERT_PTR_NOT_NULL(strstr(j.out, "queue"));
+    }
 }
 
 static void test_cpus(void)
@@ -275,6 +342,7 @@ static int hsattach_suites(void)
         !CU_add_test(s, "no listener, may_start=0: no wait", test_not_started) ||
         !CU_add_test(s, "a socket open to others, a command too long", test_unavailable) ||
         !CU_add_test(s, "a listener that never takes the request: bounded", test_abandoned) ||
+        !CU_add_test(s, "a listener whose queue is full: the connect bounded", test_queue_full) ||
         !CU_add_test(s, "the proof file lifts the bound", test_proof))
         return -1;
     return 0;

@@ -125,7 +125,7 @@ for jdk in $JDKS; do
             t0=$(now); ask
             wait_done
             t1=$(now)
-            T[how$x]="$(grep -o '(heap dump [0-9]*: [^)]*)' "$DIR/err.txt" | head -1)"
+            T[how$x]="$(grep -ao '(heap dump [0-9]*: [^)]*)' "$DIR/err.txt" | head -1 || true)"
             own=$(sed -n 's/.*GC.heap_dump[^[]*\[[0-9]* bytes in \([0-9.]*\) secs\].*/\1/p' "$DIR/err.txt" | head -1)
             [ -n "$own" ] && T[ours${x}_own]+="$own "
             T[ours$x]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') "

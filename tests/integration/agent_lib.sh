@@ -64,6 +64,23 @@ line_of() {
     echo "$n"
 }
 
+# await_ready NAME DEMO PID: waits (20 s) for the demo started as PID
+# (timeout's process, the JVM its child) to print "ready" into NAME.out, and
+# prints the JVM's pid; fails with the head of NAME.err otherwise.
+await_ready() {
+    local name=$1 demo=$2 pid=$3 jpid
+    for _ in $(seq 1 200); do
+        grep -q '^ready$' "$name.out" 2>/dev/null && break
+        sleep 0.1
+    done
+    # (in a command substitution: a failure must end the caller too, so
+    # return 1 even when HPROF_TEST_KEEP_GOING lets fail return)
+    grep -q '^ready$' "$name.out" || { fail "$name: $demo never got ready: $(head -5 "$name.err")"; return 1; }
+    jpid=$(pgrep -P "$pid" | head -1)
+    [ -n "$jpid" ] || { fail "$name: no JVM process under $pid"; return 1; }
+    echo "$jpid"
+}
+
 # jrun NAME EXPECTED_RC ALLOW_HPROF_ERROR JVM_ARGS...: runs $JAVA with
 # -Xcheck:jni, stdout in NAME.out, stderr in NAME.err; checks the exit
 # status, that -Xcheck:jni said nothing (no WARNING) and, unless allowed, that

@@ -53,14 +53,8 @@ run_demo() {
         -cp ../classes HeapDemo $N $M 90 <../fifo.$name >"../$name.out" 2>"../$name.err") &
     local pid=$!
     exec 7>fifo.$name
-    for _ in $(seq 1 200); do
-        grep -q '^ready$' "$name.out" 2>/dev/null && break
-        sleep 0.1
-    done
-    grep -q '^ready$' "$name.out" || fail "$name: HeapDemo never got ready: $(head -5 "$name.err")"
-    local jpid
-    jpid=$(pgrep -P $pid | head -1)
-    [ -n "$jpid" ] || fail "$name: no JVM process under $pid"
+    local jpid # the JVM itself, child of timeout
+    jpid=$(await_ready "$name" HeapDemo $pid)
     "$JDK/bin/jcmd" $jpid JVMTI.data_dump >"$name.jcmd" || fail "jcmd JVMTI.data_dump: $(cat "$name.jcmd")"
     for _ in $(seq 1 300); do
         grep -q 'done\.' "$name.err" 2>/dev/null && break

@@ -102,14 +102,8 @@ run_demo() {
         <fifo.$name >"$name.out" 2>"$name.err" &
     local pid=$!
     exec 7>fifo.$name # holds the demo's stdin open
-    for _ in $(seq 1 200); do
-        grep -q '^ready$' "$name.out" 2>/dev/null && break
-        sleep 0.1
-    done
-    grep -q '^ready$' "$name.out" || fail "$name: HeapDemo never got ready: $(head -5 "$name.err")"
     local jpid # the JVM itself, child of timeout
-    jpid=$(pgrep -P $pid | head -1)
-    [ -n "$jpid" ] || fail "$name: no JVM process under $pid"
+    jpid=$(await_ready "$name" HeapDemo $pid)
     if [ "${NOHS:-0}" != 1 ]; then
         "$JDK/bin/jcmd" $jpid GC.heap_dump "$WORK/$name.hotspot.hprof" >"$name.jcmd1" ||
             fail "jcmd GC.heap_dump: $(cat "$name.jcmd1")"

@@ -71,14 +71,8 @@ demo() {
         <fifo.$name >"$name.out" 2>"$name.err" &
     local pid=$!
     exec 7>fifo.$name
-    for _ in $(seq 1 200); do
-        grep -q '^ready$' "$name.out" 2>/dev/null && break
-        sleep 0.1
-    done
-    grep -q '^ready$' "$name.out" || fail "$name: SecretDemo never got ready: $(head -5 "$name.err")"
-    local jpid
-    jpid=$(pgrep -P $pid | head -1)
-    [ -n "$jpid" ] || fail "$name: no JVM process under $pid"
+    local jpid # the JVM itself, child of timeout
+    jpid=$(await_ready "$name" SecretDemo $pid)
     "$JDK/bin/jcmd" $jpid GC.heap_dump "$WORK/$name.hs.hprof" >"$name.jcmd1" ||
         fail "jcmd GC.heap_dump: $(cat "$name.jcmd1")"
     case $opts in

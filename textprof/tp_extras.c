@@ -41,25 +41,10 @@ struct tp_extras {
     int oom;
 };
 
-static int tx_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 16;
-    while (nc < need)
-        nc *= 2;
-    void *q = realloc(*p, nc * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = nc;
-    return 0;
-}
-
 /* A copy of s[0..len) owned by x; NULL when out of memory (latched). */
 static const char *tx_str(tp_extras *x, const char *s, size_t len)
 {
-    if (x->oom || tx_grow((void **)&x->strs, &x->capstrs, x->nstrs + 1, sizeof *x->strs) != 0) {
+    if (x->oom || tp_grow((void **)&x->strs, &x->capstrs, x->nstrs + 1, sizeof *x->strs) != 0) {
         x->oom = 1;
         return NULL;
     }
@@ -202,7 +187,7 @@ static void tx_time_row(tp_extras *x, const char *l, size_t n, uint64_t total_ms
     }
     if (!r.has_ms)
         r.self_us = tx_share_us(total_ms, r.self_bp);
-    if (tx_grow((void **)&x->times, &x->captimes, x->ntimes + 1, sizeof *x->times) != 0) {
+    if (tp_grow((void **)&x->times, &x->captimes, x->ntimes + 1, sizeof *x->times) != 0) {
         x->oom = 1;
         return;
     }
@@ -227,7 +212,7 @@ static void tx_monitor_row(tp_extras *x, const char *l, size_t n, uint64_t total
     r.self_us = tx_share_us(total_ms, r.self_bp);
     if (!r.monitor)
         return;
-    if (tx_grow((void **)&x->mons, &x->capmons, x->nmons + 1, sizeof *x->mons) != 0) {
+    if (tp_grow((void **)&x->mons, &x->capmons, x->nmons + 1, sizeof *x->mons) != 0) {
         x->oom = 1;
         return;
     }
@@ -267,7 +252,7 @@ static void tx_mdump_line(tp_extras *x, const char *l, size_t n, uint32_t sectio
         tp_mdump_thread t = {section, (uint32_t)th, (uint32_t)tr, tx_str(x, p, (size_t)(end - p))};
         if (!t.status)
             return;
-        if (tx_grow((void **)&x->mthreads, &x->capmthreads, x->nmthreads + 1, sizeof *x->mthreads)) {
+        if (tp_grow((void **)&x->mthreads, &x->capmthreads, x->nmthreads + 1, sizeof *x->mthreads)) {
             x->oom = 1;
             return;
         }
@@ -283,7 +268,7 @@ static void tx_mdump_line(tp_extras *x, const char *l, size_t n, uint32_t sectio
         m.monitor = tx_str(x, p, (size_t)(e - p));
         if (!m.monitor)
             return;
-        if (tx_grow((void **)&x->mmons, &x->capmmons, x->nmmons + 1, sizeof *x->mmons)) {
+        if (tp_grow((void **)&x->mmons, &x->capmmons, x->nmmons + 1, sizeof *x->mmons)) {
             x->oom = 1;
             return;
         }
@@ -343,7 +328,7 @@ static void tx_wait_line(tp_extras *x, const char *l, size_t n, int waited)
     tp_wait w = {tx_str(x, p, (size_t)(k - p)), waited, neg ? -(int64_t)v : (int64_t)v, (uint32_t)th};
     if (!w.monitor)
         return;
-    if (tx_grow((void **)&x->waits, &x->capwaits, x->nwaits + 1, sizeof *x->waits)) {
+    if (tp_grow((void **)&x->waits, &x->capwaits, x->nwaits + 1, sizeof *x->waits)) {
         x->oom = 1;
         return;
     }
@@ -376,7 +361,7 @@ static void tx_sites_begin(tp_extras *x, const char *l, size_t n)
         tx_spaces(&b, hdr_end);
         s.live_note = tx_str(x, b, (size_t)(hdr_end - b));
     }
-    if (tx_grow((void **)&x->sites, &x->capsites, x->nsites + 1, sizeof *x->sites)) {
+    if (tp_grow((void **)&x->sites, &x->capsites, x->nsites + 1, sizeof *x->sites)) {
         x->oom = 1;
         return;
     }
@@ -447,7 +432,7 @@ static tp_heap_class *tx_heap_row(tp_extras *x, const char *s, size_t len)
         h = (h + 1) & (x->nheap_slots - 1);
     }
     if (x->nheap >= UINT32_MAX - 1 ||
-        tx_grow((void **)&x->heap, &x->capheap, x->nheap + 1, sizeof *x->heap)) {
+        tp_grow((void **)&x->heap, &x->capheap, x->nheap + 1, sizeof *x->heap)) {
         x->oom = 1;
         return NULL;
     }

@@ -178,7 +178,7 @@ static uint32_t tp_class(tp_ctx *c, const char *s, size_t len)
     return (uint32_t)serial;
 }
 
-static int tp_grow(void **p, size_t *cap, size_t need, size_t elem)
+int tp_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;

@@ -43,4 +43,9 @@ int tp_translate(const char *text, size_t len, uint8_t **out, size_t *outlen, tp
 int tp_load_file(const char *path, uint8_t **out, size_t *outlen, tp_info *info, char *err,
                  size_t errcap);
 
+/* Grows array *p of *cap elements of `elem` bytes to hold at least `need`
+ * (doubling); 0, or -1 when out of memory (*p and *cap then unchanged).
+ * The textprof modules' one growth helper. */
+int tp_grow(void **p, size_t *cap, size_t need, size_t elem);
+
 #endif

@@ -18,16 +18,19 @@ cd "$(dirname "$0")/.."
 root=$PWD
 jobs=$(nproc 2>/dev/null || echo 2)
 
+# stage TEXT: a stage's heading, with the minutes and seconds since the start
+stage() { printf '== %s [%d:%02d]\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)); }
+
 scripts/deps.sh
 
-echo "== 1/3: build and run all tests"
+stage "1/3: build and run all tests"
 rm -rf build/test
 cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build/test -j"$jobs"
 (cd build/test && ctest --output-on-failure -j"$jobs")
 n_main=$(cd build/test && ctest -N | sed -n 's/^Total Tests: //p')
 
-echo "== stress (${STRESS_TIER:-quick} tier): real JVMs that once froze, each case several runs per JDK"
+stage "stress (${STRESS_TIER:-quick} tier): real JVMs that once froze, each case several runs per JDK"
 n_stress=0
 for st in tests/stress/stress_*.sh; do
     [ "$(basename "$st")" = stress_lib.sh ] && continue
@@ -43,7 +46,7 @@ for st in tests/stress/stress_*.sh; do
     n_stress=$((n_stress + n))
 done
 
-echo "== 2/3: unit tests, and the tools' integration tests (hprof, hprof-ctl), under ASan + UBSan"
+stage "2/3: unit tests, and the tools' integration tests (hprof, hprof-ctl), under ASan + UBSan"
 rm -rf build/asan
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DHPROF_SANITIZE=ON >/dev/null
 cmake --build build/asan -j"$jobs"
@@ -56,6 +59,7 @@ tools_re='^integration[.]test_(ctl|fixture|print)$'
    ctest --output-on-failure -R "$tools_re" -j"$jobs")
 n_asan=$(cd build/asan && { ctest -N -L unit; ctest -N -R "$tools_re"; } | sed -n 's/^Total Tests: //p' |
          awk '{ s += $1 } END { print s }')
+stage "2/3 (clang): the unit tests under clang's ASan + UBSan"
 rm -rf build/clang-asan
 CC=clang cmake -S . -B build/clang-asan -DCMAKE_BUILD_TYPE=Debug -DHPROF_SANITIZE=ON >/dev/null
 cmake --build build/clang-asan -j"$jobs"
@@ -63,7 +67,7 @@ cmake --build build/clang-asan -j"$jobs"
    ctest --output-on-failure -L unit -j"$jobs")
 n_asan=$((n_asan + $(cd build/clang-asan && ctest -N -L unit | sed -n 's/^Total Tests: //p')))
 
-echo "== 3/3: libFuzzer run of the reader and verifier (${FUZZ_SECONDS:-30} s)"
+stage "3/3: libFuzzer run of the reader and verifier (${FUZZ_SECONDS:-30} s)"
 rm -rf build/fuzz
 CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPROF_FUZZ=ON -DHPROF_TESTS=ON \
   >/dev/null
@@ -148,5 +152,6 @@ build/fuzz/tests/fuzz/fuzz_hsattach -max_total_time=10 -max_len=4096 -artifact_p
   "$work/hsattach" 2>&1 | tail -n 2
 echo "fuzz: no crash in 10 s (attach client: replies, quoting)"
 
-echo "== all tests passed: $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 13 fuzz runs"
+stage "all tests passed"
+echo "== $n_main built normally, $n_stress stress cases, $n_asan under ASan+UBSan (gcc and clang), 13 fuzz runs"
 echo "$((n_main + n_stress + n_asan + 13)) passed, 0 failed"

@@ -78,9 +78,11 @@ int hsa_parse_reply(const char *buf, size_t n, int *code, size_t *text);
  * (a quote or a newline in it, or too long for cap). */
 int hsa_quote(char *dst, size_t cap, const char *path);
 
-/* The CPUs this process may use, as HotSpot counts them (its
- * os::active_processor_count): the affinity mask, capped by a cgroup v2
- * cpu.max quota. At least 1. */
+/* The CPUs this process may use, counted as HotSpot's
+ * os::active_processor_count does on a cgroup v2 machine: the affinity
+ * mask, capped by the cpu.max quota. At least 1. The fallback of hsdump.c,
+ * which asks the JVM itself (Runtime.availableProcessors: that also
+ * follows -XX:ActiveProcessorCount and cgroup v1). */
 int hsa_cpus(void);
 
 #endif

@@ -119,6 +119,18 @@ static void hs_attach_flags(JNIEnv *env, jclass hc, jobject bean)
     h->jdk = v ? atoi(v) : 0;
     if (v)
         jx_free(g_hp.jvmti, v);
+    /* -parallel=N: the JVM's own count of its CPUs, which follows
+     * -XX:ActiveProcessorCount and cgroup v1 and v2 quotas alike */
+    jclass rc = (*env)->FindClass(env, "java/lang/Runtime");
+    jmethodID gr = rc ? (*env)->GetStaticMethodID(env, rc, "getRuntime", "()Ljava/lang/Runtime;") : NULL;
+    jmethodID ap = gr ? (*env)->GetMethodID(env, rc, "availableProcessors", "()I") : NULL;
+    jobject rt = ap ? (*env)->CallStaticObjectMethod(env, rc, gr) : NULL;
+    jint n = rt && !(*env)->ExceptionCheck(env) ? (*env)->CallIntMethod(env, rt, ap) : 0;
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        n = 0;
+    }
+    h->cpus = n > 0 ? n : 0;
     if (hs_vm_flag(env, hc, bean, "DisableAttachMechanism"))
         snprintf(h->attach_why, sizeof h->attach_why, "-XX:+DisableAttachMechanism");
     else if (hs_vm_flag(env, hc, bean, "ReduceSignalUsage"))
@@ -699,7 +711,7 @@ static int hs_dcmd(uint32_t nth, int live, int gz, int may_start, char *what, si
         return 1;
     }
     if (h->jdk >= HS_PARALLEL_JDK)
-        snprintf(par, sizeof par, " -parallel=%d", hsa_cpus());
+        snprintf(par, sizeof par, " -parallel=%d", h->cpus > 0 ? h->cpus : hsa_cpus());
     snprintf(what, wcap, "GC.heap_dump%s%s%s", live ? "" : " -all", par, gz ? " -gz=1" : "");
     snprintf(cmd, sizeof cmd, "%s %s", what, qp);
     if (mkdir(h->pdir, 0700) != 0) {

@@ -70,6 +70,7 @@ typedef struct hs_state {
     char path[4224];    /* dir/heap.hprof: HotSpot's file */
     /* GC.heap_dump through the attach listener (hsattach.h) */
     int jdk;            /* the JVM's feature version (17, 25 ...) */
+    int cpus;           /* Runtime.availableProcessors at start-up (0: unknown) */
     int attach_off;     /* never again (latched): why in attach_why */
     char attach_why[256];
     char pdir[4208];    /* dir/pN: dump N's own directory for the command */

@@ -187,6 +187,15 @@ for JDK in $FOUND_JDKS; do
     ls /tmp/.attach_pid* 2>/dev/null | grep -q . && fail "p$V: a trigger file is left: $(ls /tmp/.attach_pid*)"
     how=dumpHeap0; [ "$V" -ge 21 ] && how="GC.heap_dump -parallel=$NCPU and -all -parallel=$NCPU"
     echo "   ok: $how; both dumps verify, program classes equal jcmd's"
+    if [ "$V" -ge 21 ]; then # -parallel=N is the JVM's own count: -XX:ActiveProcessorCount too
+        AP=$((NCPU + 1))
+        NOHS=1 JOPTS="-Xshare:off -XX:ActiveProcessorCount=$AP" SIGNAL=QUIT run_demo ap$V "heap=dump,format=b,file=$WORK/ap$V.hprof"
+        # (the SIGQUIT's dump, before any listener, is dumpHeap0's; the exit's starts it)
+        grep -qE "\(heap dump 2: GC.heap_dump -all -parallel=$AP \[[0-9]+ bytes in [0-9.]+ secs\], through the JVM's attach listener\)" ap$V.err ||
+            fail "ap$V: -XX:ActiveProcessorCount=$AP: $(grep -o '(heap dump 2[^)]*)' ap$V.err), expected GC.heap_dump -all -parallel=$AP"
+        "$HPROF" verify ap$V.hprof.2 >ap$V.verify || fail "ap$V: hprof verify: $(tail -3 ap$V.verify)"
+        echo "   ok: -XX:ActiveProcessorCount=$AP gives -parallel=$AP"
+    fi
 
     step "heap=dump with -XX:+DisableAttachMechanism, and with -Xrs: HotSpotDiagnosticMXBean.dumpHeap"
     JOPTS="-Xshare:off -XX:+DisableAttachMechanism" NOHS=1 SIGNAL=QUIT run_demo da$V "heap=dump,format=b,file=$WORK/da$V.hprof"

@@ -104,6 +104,7 @@ run_demo() {
     exec 7>fifo.$name # holds the demo's stdin open
     local jpid # the JVM itself, child of timeout
     jpid=$(await_ready "$name" HeapDemo $pid)
+    RUN_JPID=$jpid # the JVM of the last run_demo, for the checks after it
     if [ "${NOHS:-0}" != 1 ]; then
         "$JDK/bin/jcmd" $jpid GC.heap_dump "$WORK/$name.hotspot.hprof" >"$name.jcmd1" ||
             fail "jcmd GC.heap_dump: $(cat "$name.jcmd1")"
@@ -184,7 +185,8 @@ for JDK in $FOUND_JDKS; do
         grep -q ': 0 error(s), 0 warning(s)$' $f.verify || fail "hprof verify $f: $(tail -3 $f.verify)"
     done
     expect_eq "p$V.hprof.2 (the exit's, -all): HeapDemo\$Item instances" $N "$("$HPROF" histo p$V.hprof.2 | awk '$4 == "HeapDemo$Item" { print $2 }')"
-    ls /tmp/.attach_pid* 2>/dev/null | grep -q . && fail "p$V: a trigger file is left: $(ls /tmp/.attach_pid*)"
+    # (only this JVM's: other tests' JVMs, and jcmd, make theirs meanwhile)
+    [ -e "/tmp/.attach_pid$RUN_JPID" ] && fail "p$V: a trigger file is left: /tmp/.attach_pid$RUN_JPID"
     how=dumpHeap0; [ "$V" -ge 21 ] && how="GC.heap_dump -parallel=$NCPU and -all -parallel=$NCPU"
     echo "   ok: $how; both dumps verify, program classes equal jcmd's"
     if [ "$V" -ge 21 ]; then # -parallel=N is the JVM's own count: -XX:ActiveProcessorCount too

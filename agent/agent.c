@@ -6,9 +6,10 @@
  * Owns g_hp, the agent's only global. Lock order and tag layout: agent.h.
  * The allocation callback (SampledObjectAlloc with interval 0: every
  * allocation) is the hot path: one GetStackTrace, a lookup in a per-thread
- * cache checked with IsSameObject, one atomic add and one SetTag; agent
- * locks (and GetTag) only on a miss. The only lock a hit takes is the JVM's
- * tag map lock, inside SetTag.
+ * cache checked with IsSameObject, one atomic add, then one SetTag
+ * (heap=all) or one NewWeakGlobalRef kept in the thread's own list
+ * (heap=sites alone: wlive.h); agent locks (and GetTag) only on a miss. The
+ * only locks a hit takes are the JVM's leaves inside those two calls.
  */
 #include "agent.h"
 
@@ -224,7 +225,11 @@ static void JNICALL hp_on_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, jobjec
     hp_site *s = hp_site_for(j, env, klass, fr, n, tser, (uint64_t)size);
     if (s) {
         jlong tag = (jlong)site_alloc(s);
-        if (!(x & 2))
+        if (x & 2)
+            ; /* measured without it */
+        else if (wlive_on())
+            wlive_track(env, object, s->index); /* heap=sites: no tag map (wlive.h) */
+        else
             (*j)->SetTag(j, object, tag);
     }
 out:
@@ -326,6 +331,7 @@ static void JNICALL hp_on_thread_end(jvmtiEnv *j, JNIEnv *env, jthread thread)
     if (hp_enter())
         return;
     thr_end(j, env, thread);
+    wlive_thread_end();
     hp_leave();
 }
 
@@ -820,7 +826,7 @@ static int hp_init_jvmti(jvmtiEnv *j)
         jx_raw_monitor(j, "hprof sampler", &g_hp.sampler_lock))
         return -1;
     thr_init();
-    if (str_init() || cls_init() || trace_init() || site_init() || mon_init()) {
+    if (str_init() || cls_init() || trace_init() || site_init() || wlive_init() || mon_init()) {
         hp_error("out of memory creating the agent's tables");
         return -1;
     }

@@ -56,6 +56,7 @@
 #include "opts.h"
 #include "vec.h"
 #include "hsdump.h"
+#include "wlive.h"
 
 #define HP_TAG_CLASS (1ULL << 62)
 #define HP_TAG_IS_CLASS(t) (((t) & HP_TAG_CLASS) != 0)
@@ -147,6 +148,7 @@ typedef struct hp_agent {
      * dumps wait on it, notified when it ends); its MBean (global ref) */
     int hs_busy;
     hs_state hs;
+    wlive_state wlive; /* wlive.c: heap=sites' weak references */
     uint32_t hs_trace_base; /* format=a: the next dump's trace numbers start after it */
     /* sampled allocations: interval in bytes, 0 = every allocation */
     uint64_t sample_bytes;

@@ -9,6 +9,7 @@
 #include "agent.h"
 #include "hprof/hprof_format.h"
 #include "jx.h"
+#include "wlive.h"
 
 int site_init(void)
 {
@@ -137,10 +138,21 @@ int site_scan(jvmtiEnv *j)
         hp_error("out of memory counting live objects");
         return -1;
     }
-    jvmtiHeapCallbacks cb;
-    memset(&cb, 0, sizeof cb);
-    cb.heap_iteration_callback = site_scan_cb;
-    jvmtiError e = (*j)->IterateThroughHeap(j, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, &ss);
+    jvmtiError e = JVMTI_ERROR_NONE;
+    if (wlive_on()) { /* heap=sites: the weak references, no heap walk */
+        JNIEnv *env = NULL;
+        if ((*g_hp.vm)->GetEnv(g_hp.vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK || !env) {
+            hp_error("counting live objects: this thread has no JNIEnv");
+            site_live_cleanup(&ss);
+            return -1;
+        }
+        wlive_count(env, &ss);
+    } else {
+        jvmtiHeapCallbacks cb;
+        memset(&cb, 0, sizeof cb);
+        cb.heap_iteration_callback = site_scan_cb;
+        e = (*j)->IterateThroughHeap(j, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, &ss);
+    }
     if (jx_report(j, e, "IterateThroughHeap") != JVMTI_ERROR_NONE || ss.oom) {
         if (ss.oom)
             hp_error("out of memory counting live objects; live counts are those of the previous output");
@@ -169,13 +181,20 @@ static jint JNICALL site_untag_cb(jlong class_tag, jlong size, jlong *tag_ptr, j
 
 int site_clear(jvmtiEnv *j)
 {
-    jvmtiHeapCallbacks cb;
-    memset(&cb, 0, sizeof cb);
-    cb.heap_iteration_callback = site_untag_cb;
     uint64_t untagged = 0;
-    jvmtiError e = (*j)->IterateThroughHeap(j, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, &untagged);
-    if (jx_report(j, e, "IterateThroughHeap") != JVMTI_ERROR_NONE)
-        return -1;
+    if (wlive_on()) { /* heap=sites: the weak references go (wlive.h) */
+        JNIEnv *env = NULL;
+        if ((*g_hp.vm)->GetEnv(g_hp.vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK || !env)
+            return -1;
+        untagged = wlive_clear(env);
+    } else {
+        jvmtiHeapCallbacks cb;
+        memset(&cb, 0, sizeof cb);
+        cb.heap_iteration_callback = site_untag_cb;
+        jvmtiError e = (*j)->IterateThroughHeap(j, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, &untagged);
+        if (jx_report(j, e, "IterateThroughHeap") != JVMTI_ERROR_NONE)
+            return -1;
+    }
     jx_lock(j, g_hp.data_lock); /* sites being created are published first */
     uint32_t ns = site_count();
     for (uint32_t i = 1; i < ns; i++) {

@@ -5,8 +5,9 @@
  * for arrays, so each has one object size and a freed object's tag leads to
  * the exact bytes of each (agent.h). Allocation counters are atomics, added
  * to without locks. Live counts are not kept as objects die: each output
- * counts them from the heap (site_scan), so they are exact as of that
- * moment, and the agent needs no ObjectFree event (whose delivery HotSpot
+ * counts them (site_scan: the tagged objects in the heap with heap=all,
+ * the weak references still set with heap=sites alone, wlive.h), so they
+ * are exact as of that moment, and the agent needs no ObjectFree event (whose delivery HotSpot
  * flushes in a way that can deadlock with a safepoint: docs/deadlocks.md).
  * Output merges the sites of one (class, trace) into the original's rows.
  */

@@ -17,6 +17,10 @@
  *          loader, allocates 100 of its objects in an array of that class
  *          (so an array class is made too), drops them, the class and the
  *          loader, over and over (classes load and unload all the time).
+ *  threads as churn, plus one thread that starts short-lived threads two at a
+ *          time, over and over: each allocates 2000 small objects (keeping
+ *          the last 64) and ends (threads come and go while others allocate
+ *          and the agent counts).
  *  run     as churn, but the workers keep going until MILLIS ms have passed
  *          and the program returns from main (no System.exit).
  * It prints "ready" once every worker allocates, then "exiting STATUS".
@@ -108,6 +112,14 @@ public class StressDemo {
         sink += n;
     }
 
+    static void shortLived() {
+        Object[] keep = new Object[64];
+        for (int i = 0; i < 2000; i++) {
+            keep[i & 63] = new Cell(i, null);
+        }
+        sink += keep.length;
+    }
+
     /** Sleeps MILLIS ms, or until stopFile exists. */
     static void pause(long millis, File stopFile) throws InterruptedException {
         long end = System.nanoTime() + millis * 1_000_000L;
@@ -141,6 +153,26 @@ public class StressDemo {
             }, "stress-gc");
             g.setDaemon(true);
             g.start();
+        }
+        if (mode.equals("threads")) {
+            Thread s = new Thread(() -> {
+                try {
+                    while (!stop) {
+                        Thread a = new Thread(StressDemo::shortLived, "stress-short-a");
+                        Thread b = new Thread(StressDemo::shortLived, "stress-short-b");
+                        a.setDaemon(true);
+                        b.setDaemon(true);
+                        a.start();
+                        b.start();
+                        a.join();
+                        b.join();
+                    }
+                } catch (InterruptedException e) {
+                    // the end
+                }
+            }, "stress-threads");
+            s.setDaemon(true);
+            s.start();
         }
         if (mode.equals("classes")) {
             byte[] bytes;

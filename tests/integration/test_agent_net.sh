@@ -388,6 +388,30 @@ PY
 )"
     echo "   ok: hprof-ctl --report c$V.html: the dump's 4000 Blobs, NetDemo.spin's samples"
 
+    step "hprof-ctl: heap=sites alone (live counts by weak references, no tag map): drop, gc, clear-sites"
+    ctl_start w$V --out w$V.hprof
+    demo_start w$V "net=localhost:$PORT,heap=sites,format=b"
+    wait_for w$V.out '^ready$'
+    demo w$V "alloc 4000"
+    ctl w$V sites '^\[1\] ALLOC SITES'                              # sites 1: 4000 live
+    demo w$V drop
+    demo w$V "alloc 300"
+    ctl_sync w$V gc
+    ctl w$V sites '^\[1\] ALLOC SITES'                              # sites 2: 300 of 4300
+    ctl_sync w$V clear-sites
+    demo w$V "alloc 10"
+    ctl w$V sites '^\[1\] ALLOC SITES'                              # sites 3: 10 only
+    echo exit >&8
+    demo_end w$V 0 open
+    exec 8>&-
+    wait "$CTL_PID" || fail "hprof-ctl exited $?: $(cat w$V.ctlerr)"
+    "$HPROF" verify w$V.hprof >w$V.verify || fail "w$V.hprof: $(tail -3 w$V.verify)"
+    "$HPROF" print w$V.hprof >w$V.txt || fail "hprof print w$V.hprof"
+    expect_eq "heap=sites, sites 1: Blob" "96000 4000 96000 4000" "$(site_cols w$V.txt 'NetDemo$Blob' "$BLOB_CALL" 1)"
+    expect_eq "heap=sites, sites 2, after drop, 300 more, gc: Blob" "7200 300 103200 4300" "$(site_cols w$V.txt 'NetDemo$Blob' "$BLOB_CALL" 2)"
+    expect_eq "heap=sites, sites 3, after clear-sites and 10 more: Blob" "240 10 240 10" "$(site_cols w$V.txt 'NetDemo$Blob' "$BLOB_CALL" 3)"
+    echo "   ok: heap=sites: 4000 live, then 300 of 4300 after a drop and a GC, then 10 of 10 after clear-sites"
+
     step "heap=dump over net=: HotSpot's dumps streamed (2 DUMP HEAP and the exit's), split by hprof-ctl; text too"
     ctl_start h$V --out h$V.hprof
     demo_start h$V "net=localhost:$PORT,heap=dump,format=b"

@@ -242,6 +242,13 @@ run_case jcmd-storm-sites 120 0 jcmd_storm check_sites_cpu_txt \
 run_case jcmd-storm-all-b 120 0 jcmd_storm check_bin_heap \
     -Xmx32m "$A=heap=all,format=b,cpu=samples,interval=1,file=@.hprof" $CP StressDemo churn 3 60000 0 @.stop
 
+# heap=sites alone: threads come and go (their weak-reference lists orphaned
+# and adopted, agent/wlive.c) while the storm counts them
+run_case jcmd-storm-threads-sites 120 0 jcmd_storm check_sites_cpu_txt \
+    -Xmx32m "$A=heap=sites,cpu=samples,interval=1,file=@.txt" $CP StressDemo threads 2 60000 0 @.stop
+run_case exit-churn-threads-sites-b 60 42 no_action check_bin \
+    -Xmx12m "$A=heap=sites,format=b,file=@.hprof" $CP StressDemo threads 2 800 42
+
 run_case sigquit-storm-sites 120 0 quit_storm check_sites_cpu_txt \
     -Xmx32m "$A=heap=sites,cpu=samples,interval=1,file=@.txt" $CP StressDemo churn 3 60000 0 @.stop
 run_case sigquit-storm-dump-a 120 0 quit_storm check_dump_cpu_txt \

@@ -227,9 +227,19 @@ static void JNICALL hp_on_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, jobjec
         jlong tag = (jlong)site_alloc(s);
         if (x & 2)
             ; /* measured without it */
-        else if (wlive_on())
-            wlive_track(env, object, s->index); /* heap=sites: no tag map (wlive.h) */
-        else
+        else if (wlive_on()) { /* heap=sites: no tag map (wlive.h) */
+            /* an agent thread's frame (or a dump's) may hold many local
+             * refs, which -Xcheck:jni would count against the callback's
+             * capacity at each JNI call: a frame of its own (rule 8) */
+            if (!hp_agent_thread) {
+                wlive_track(env, object, s->index);
+            } else if ((*env)->PushLocalFrame(env, 8) == 0) {
+                wlive_track(env, object, s->index);
+                (*env)->PopLocalFrame(env, NULL);
+            } else {
+                (*env)->ExceptionClear(env);
+            }
+        } else
             (*j)->SetTag(j, object, tag);
     }
 out:

@@ -316,7 +316,7 @@ static void lsn_exec(jvmtiEnv *j, JNIEnv *env, const hc_cmd *c)
             /* no counting while the old tags go: see site_clear */
             int was = __atomic_exchange_n(&g_hp.alloc_on, 0, __ATOMIC_ACQ_REL);
             if (site_clear(j) != 0)
-                lsn_refuse(c, "the heap could not be walked; the sites keep their counts");
+                lsn_refuse(c, "the tracked objects could not be let go (HPROF ERROR above); the sites keep their counts");
             __atomic_store_n(&g_hp.alloc_on, was, __ATOMIC_RELEASE);
             break;
         }

@@ -184,8 +184,10 @@ int site_clear(jvmtiEnv *j)
     uint64_t untagged = 0;
     if (wlive_on()) { /* heap=sites: the weak references go (wlive.h) */
         JNIEnv *env = NULL;
-        if ((*g_hp.vm)->GetEnv(g_hp.vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK || !env)
+        if ((*g_hp.vm)->GetEnv(g_hp.vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK || !env) {
+            hp_error("clearing sites: this thread has no JNIEnv");
             return -1;
+        }
         untagged = wlive_clear(env);
     } else {
         jvmtiHeapCallbacks cb;

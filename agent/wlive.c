@@ -44,6 +44,7 @@ struct wlive_list {
 };
 
 static __thread wlive_list *wlive_mine;
+static __thread int wlive_nomem; /* no list could be had: this thread is not tracked */
 
 int wlive_on(void)
 {
@@ -73,6 +74,15 @@ static wlive_chunk *wlive_chunk_new(uint32_t cap)
     c->ref = (jweak *)(c + 1);
     c->site = (uint32_t *)(c->ref + cap);
     return c;
+}
+
+/* Whether the object of `r` is gone (the GC cleared r); r is then deleted. */
+static int wlive_gone(JNIEnv *env, jweak r)
+{
+    if (!(*env)->IsSameObject(env, r, NULL))
+        return 0;
+    (*env)->DeleteWeakGlobalRef(env, r);
+    return 1;
 }
 
 /* A list for the calling thread: an orphan adopted, else a new one. */
@@ -121,12 +131,8 @@ static uint64_t wlive_compact(JNIEnv *env, wlive_list *l, site_live *live)
         uint32_t n = c->n;
         for (uint32_t i = 0; i < n; i++) {
             jweak r = c->ref[i];
-            if (!r)
+            if (!r || wlive_gone(env, r))
                 continue;
-            if ((*env)->IsSameObject(env, r, NULL)) {
-                (*env)->DeleteWeakGlobalRef(env, r);
-                continue;
-            }
             if (live)
                 site_live_count(live, (uint64_t)c->site[i] << 32);
             if (wi == wc->cap) { /* wc is behind c: its next exists */
@@ -157,8 +163,10 @@ static uint64_t wlive_compact(JNIEnv *env, wlive_list *l, site_live *live)
 void wlive_track(JNIEnv *env, jobject obj, uint32_t site)
 {
     wlive_list *l = wlive_mine;
-    if (!l && !(l = wlive_mine = wlive_list_get()))
+    if (!l && (wlive_nomem || !(l = wlive_mine = wlive_list_get()))) {
+        wlive_nomem = 1;
         return;
+    }
     wlive_chunk *c = l->tail;
     uint32_t n = c->n;
     if (n == c->cap) { /* the tail has no next: wlive_compact frees what follows it */
@@ -210,8 +218,11 @@ static wlive_list *wlive_first(void)
     return h;
 }
 
-/* Counts l's live entries; an owned list's cleared references are dropped
- * in place (its owner may be appending), an orphan's compacted. */
+/* Counts l's live entries; an orphan is compacted. An owned list (its
+ * owner may be appending to its tail) has its cleared references dropped
+ * in place, and each chunk left with none freed unless it is the last: a
+ * chunk with a next is full and its owner never touches it again outside
+ * wlive_compact (under l->mu), so an idle thread's list shrinks too. */
 static void wlive_count_list(JNIEnv *env, wlive_list *l, site_live *live)
 {
     pthread_mutex_lock(&l->mu);
@@ -220,19 +231,28 @@ static void wlive_count_list(JNIEnv *env, wlive_list *l, site_live *live)
         pthread_mutex_unlock(&l->mu);
         return;
     }
-    for (wlive_chunk *c = l->head; c; c = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE)) {
-        uint32_t n = __atomic_load_n(&c->n, __ATOMIC_ACQUIRE);
+    wlive_chunk **link = &l->head;
+    for (wlive_chunk *c = l->head; c;) {
+        uint32_t n = __atomic_load_n(&c->n, __ATOMIC_ACQUIRE), left = 0;
         for (uint32_t i = 0; i < n; i++) {
             jweak r = c->ref[i];
             if (!r)
                 continue;
-            if ((*env)->IsSameObject(env, r, NULL)) {
-                (*env)->DeleteWeakGlobalRef(env, r);
+            if (wlive_gone(env, r)) {
                 c->ref[i] = NULL;
             } else {
                 site_live_count(live, (uint64_t)c->site[i] << 32);
+                left++;
             }
         }
+        wlive_chunk *nx = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
+        if (!left && nx) {
+            *link = nx;
+            free(c);
+        } else {
+            link = &c->next;
+        }
+        c = nx;
     }
     pthread_mutex_unlock(&l->mu);
 }

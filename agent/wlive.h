@@ -6,9 +6,11 @@
  * whose one lock every allocating thread takes and whose table is swept of
  * dead entries after every GC under that lock: on JDK 25 that doubled the
  * cost of an allocation. Here each tracked object gets a JNI weak global
- * reference instead, kept with its site's index in a list of the allocating
- * thread's own, appended to without any lock; a GC clears the references
- * of the dead. heap=all still tags (its heap dump's ids are the tags).
+ * reference instead (NewWeakGlobalRef: the JVM's OopStorage allocation
+ * lock, a leaf held for a few instructions), kept with its site's index in
+ * a list of the allocating thread's own, appended to without a lock of
+ * ours; a GC clears the references of the dead. heap=all still tags (its
+ * heap dump's ids are the tags).
  *
  * Who touches a list:
  *  - its owner thread appends (wlive_track) and now and then compacts it

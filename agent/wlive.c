@@ -284,3 +284,11 @@ uint64_t wlive_clear(JNIEnv *env)
     }
     return dropped;
 }
+
+size_t wlive_lists(void)
+{
+    size_t n = 0;
+    for (wlive_list *l = wlive_first(); l; l = l->next)
+        n++;
+    return n;
+}

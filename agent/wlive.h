@@ -29,6 +29,7 @@
 
 #include <jni.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct site_live;
@@ -60,5 +61,8 @@ int wlive_count(JNIEnv *env, struct site_live *l);
 /* Stops tracking every object tracked so far (net= clear sites); returns
  * how many were. */
 uint64_t wlive_clear(JNIEnv *env);
+
+/* The lists there are (owned and orphaned): for tests and notes. */
+size_t wlive_lists(void);
 
 #endif

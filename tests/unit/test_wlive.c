@@ -120,6 +120,15 @@ static void reset(void)
     count(live);
 }
 
+/* The end of a test's objects: every reference let go first (a fake
+ * object's memory must outlive the references to it, as a JVM's does). */
+static void done(fobj *o)
+{
+    wlive_clear(f_env);
+    CU_ASSERT_EQUAL(f_outstanding, 0);
+    free(o);
+}
+
 /* ----------------------------------------------------------------- tests */
 
 /* 200 000 objects on one thread: the owner compacts every time its list
@@ -155,7 +164,7 @@ static void test_count_after_compaction(void)
         CU_ASSERT_EQUAL(live[s], 0);
     CU_ASSERT_EQUAL(f_outstanding, 0);
     CU_ASSERT_EQUAL(f_bad, 0);
-    free(o);
+    done(o);
 }
 
 /* wlive_clear lets go of every reference and says how many objects were
@@ -179,7 +188,7 @@ static void test_clear(void)
     CU_ASSERT_EQUAL(live[2], 0);
     CU_ASSERT_EQUAL(live[3], 10);
     CU_ASSERT_EQUAL(f_bad, 0);
-    free(o);
+    done(o);
 }
 
 typedef struct worker {
@@ -230,7 +239,7 @@ static void test_orphans_adopted(void)
     CU_ASSERT_EQUAL(live[4], alive);
     CU_ASSERT_EQUAL(f_outstanding, (long)alive);
     CU_ASSERT_EQUAL(f_bad, 0);
-    free(o);
+    done(o);
 }
 
 /* Counts taken over and over while 4 threads track, compact and end: no
@@ -271,7 +280,7 @@ static void test_count_while_tracking(void)
     /* threads 0 and 2 did not end: their lists are still theirs; let go */
     CU_ASSERT_EQUAL(wlive_clear(f_env), want5 + want6);
     CU_ASSERT_EQUAL(f_outstanding, 0);
-    free(o);
+    done(o);
 }
 
 int main(void)

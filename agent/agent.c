@@ -139,7 +139,8 @@ static hp_class *hp_class_of(jvmtiEnv *j, jclass klass)
  * against the capacity of the callback's own frame (32) at each JNI call: an
  * IsSameObject in an allocation callback on such a thread printed "JNI local
  * refs: 600, exceeds capacity: 32". Their allocations (few) go the slow way,
- * which calls JVMTI only. */
+ * which calls JVMTI only, but for heap=sites' weak reference, taken inside
+ * a local frame of its own (hp_on_alloc). */
 static __thread int hp_agent_thread;
 
 void hp_mark_agent_thread(void)
@@ -193,7 +194,8 @@ static void JNICALL hp_on_alloc(jvmtiEnv *j, JNIEnv *env, jthread thread, jobjec
     if (!__atomic_load_n(&g_hp.alloc_on, __ATOMIC_RELAXED))
         goto out;
     /* X= (debug): bits switch parts of this path off, to measure their cost
-     * (bench/): 1 = all but the event itself, 2 = SetTag, 4 = GetStackTrace */
+     * (bench/): 1 = all but the event itself, 2 = the object's tracking
+     * (SetTag, or heap=sites' weak reference), 4 = GetStackTrace */
     uint64_t x = g_hp.o.experiment;
     if (x & 1)
         goto out;

@@ -9,7 +9,7 @@
 # them alike. Per JDK:
 #   (a) AllocBench 1 and 2 threads x N1 small objects: no agent; heap=sites
 #       (exact); sample=524288; and the X= debug variants (X=1 the event only,
-#       X=2 no SetTag, X=4 no GetStackTrace, X=6 neither). Wall and CPU
+#       X=2 no tracking of the object (its weak reference with heap=sites), X=4 no GetStackTrace, X=6 neither). Wall and CPU
 #       (user+sys of the whole process, /usr/bin/time) and the program's own
 #       elapsed time. Then AllocBench with NS objects per thread, no agent vs
 #       sample=524288 (the sampled-mode target is about a longer run).
@@ -239,7 +239,7 @@ END {
             printf "    event posting (X=1 - none)                    %6.3f / %6.3f\n", us(l, t, "X1", "cpu", "none"), us(l, t, "X1", "el", "none")
             printf "    agent own work: GetTag, tables (X=6 - X=1)     %6.3f / %6.3f\n", us(l, t, "X6", "cpu", "X1"), us(l, t, "X6", "el", "X1")
             printf "    GetStackTrace (exact - X=4)                   %6.3f / %6.3f\n", us(l, t, "exact", "cpu", "X4"), us(l, t, "exact", "el", "X4")
-            printf "    SetTag (exact - X=2)                          %6.3f / %6.3f\n", us(l, t, "exact", "cpu", "X2"), us(l, t, "exact", "el", "X2")
+            printf "    tracking (exact - X=2)                        %6.3f / %6.3f\n", us(l, t, "exact", "cpu", "X2"), us(l, t, "exact", "el", "X2")
             printf "    sum of the four parts / exact - none (cpu)    %6.3f / %6.3f\n",
                    us(l, t, "X1", "cpu", "none") + us(l, t, "X6", "cpu", "X1") + us(l, t, "exact", "cpu", "X4") + us(l, t, "exact", "cpu", "X2"),
                    us(l, t, "exact", "cpu", "none")

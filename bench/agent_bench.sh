@@ -9,7 +9,8 @@
 # them alike. Per JDK:
 #   (a) AllocBench 1 and 2 threads x N1 small objects: no agent; heap=sites
 #       (exact); sample=524288; and the X= debug variants (X=1 the event only,
-#       X=2 no tracking of the object (its weak reference with heap=sites), X=4 no GetStackTrace, X=6 neither). Wall and CPU
+#       X=2 no tracking of the object (its weak reference with heap=sites),
+#       X=4 no GetStackTrace, X=6 neither). Wall and CPU
 #       (user+sys of the whole process, /usr/bin/time) and the program's own
 #       elapsed time. Then AllocBench with NS objects per thread, no agent vs
 #       sample=524288 (the sampled-mode target is about a longer run).

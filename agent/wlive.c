@@ -233,6 +233,10 @@ static void wlive_count_list(JNIEnv *env, wlive_list *l, site_live *live)
     }
     wlive_chunk **link = &l->head;
     for (wlive_chunk *c = l->head; c;) {
+        /* next before n: the owner links a next only after it filled the
+         * chunk (n == cap, published first), so a chunk seen with a next
+         * is read whole and may go; one without may still be growing */
+        wlive_chunk *nx = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
         uint32_t n = __atomic_load_n(&c->n, __ATOMIC_ACQUIRE), left = 0;
         for (uint32_t i = 0; i < n; i++) {
             jweak r = c->ref[i];
@@ -245,7 +249,6 @@ static void wlive_count_list(JNIEnv *env, wlive_list *l, site_live *live)
                 left++;
             }
         }
-        wlive_chunk *nx = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
         if (!left && nx) {
             *link = nx;
             free(c);
